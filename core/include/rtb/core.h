@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rtbench core API: what scenarios use besides the port contract.
+ *
+ *  - timing:   counter overhead and tick conversion (rtb_timing_*)
+ *  - recorder: exact statistics, log-linear histogram, bounded raw series
+ *  - emitter:  JSON Lines records written through rtb_port_console_write()
+ *  - runner:   scenario descriptors, profiles, options, deadlines
+ *
+ * The core is portable C11: it includes no OS header and reaches the OS only
+ * through ports/rtb_port.h.
+ */
+#ifndef RTB_CORE_H
+#define RTB_CORE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtb_port.h"
+
+#define RTB_PROTOCOL_VERSION 1
+#define RTB_CORE_VERSION "0.1.0"
+
+/* ---- small helpers (no libc in the core) ----------------------------- */
+
+size_t rtb_strlen(const char *s);
+int rtb_strcmp(const char *a, const char *b);
+bool rtb_str_starts(const char *s, const char *prefix);
+void rtb_memset(void *p, int c, size_t n);
+void rtb_memcpy(void *dst, const void *src, size_t n);
+/* Parse a decimal unsigned integer; false on junk or overflow. */
+bool rtb_parse_u64(const char *s, uint64_t *out);
+/* Minimal formatter: %s %c %d %i %u %x %% with l/ll/z length modifiers and
+ * an optional width for numbers ("%5u", zero-padded with "%03u").
+ * Always NUL-terminates; returns the length written (truncated to len-1). */
+size_t rtb_vfmt(char *buf, size_t len, const char *fmt, va_list ap);
+size_t rtb_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+double rtb_sqrt(double x);
+
+#define RTB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define RTB_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define RTB_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* ---- 128-bit accumulator ----------------------------------------------- */
+
+struct rtb_u128 {
+	uint64_t lo;
+	uint64_t hi;
+};
+void rtb_u128_add(struct rtb_u128 *acc, uint64_t v);
+void rtb_u128_add_square(struct rtb_u128 *acc, uint64_t v);
+double rtb_u128_to_double(struct rtb_u128 v);
+/* Decimal digits of v into buf (at least 40 bytes). */
+void rtb_u128_to_dec(struct rtb_u128 v, char *buf);
+
+/* ---- timing -------------------------------------------------------------- */
+
+struct rtb_timing {
+	uint64_t hz;		 /* counter ticks per second */
+	uint64_t overhead_ticks; /* minimum cost of one timestamp pair */
+	bool overhead_given;	 /* true: passed in, false: calibrated here */
+};
+extern struct rtb_timing rtb_timing;
+
+/* Minimum over `samples` back-to-back counter read pairs. */
+uint64_t rtb_timing_measure_overhead(uint32_t samples);
+uint64_t rtb_ticks_to_ns(uint64_t ticks);
+uint64_t rtb_ns_to_ticks(uint64_t ns);
+
+/* ---- recorder ------------------------------------------------------------ */
+
+/* Log-linear histogram over the whole uint64 range: values below 2^SUB_BITS
+ * have a bucket each; above, each power of two is split into 2^(SUB_BITS-1)
+ * equal buckets, so a bucket's width is at most 1/128 of its lower bound
+ * (relative error under 0.8 %). No value is ever out of range: the last
+ * bucket ends at UINT64_MAX. */
+#define RTB_HIST_SUB_BITS 8
+#define RTB_HIST_BUCKETS ((64 - RTB_HIST_SUB_BITS + 2) << (RTB_HIST_SUB_BITS - 1))
+uint32_t rtb_hist_index(uint64_t v);
+uint64_t rtb_hist_lower(uint32_t index);
+uint64_t rtb_hist_upper(uint32_t index); /* inclusive */
+
+#define RTB_RAW_DEFAULT 20000u
+#define RTB_PARAMS_MAX 4
+
+struct rtb_param {
+	const char *key;
+	const char *str; /* string value, or NULL for the integer */
+	int64_t num;
+};
+
+/* What a recorder measures. Strings are not copied: keep them alive. */
+struct rtb_metric {
+	const char *scenario; /* catalog id, e.g. "sem.wait.block" */
+	const char *label;    /* classic label, e.g. "SEM-P-ARC", or NULL */
+	const char *metric;   /* short name within the scenario, e.g. "acquire" */
+	const char *title;    /* one line for humans */
+	const char *unit;     /* "ticks", "ns", "count", "bytes", ... */
+	struct rtb_param params[RTB_PARAMS_MAX];
+	uint32_t nparams;
+};
+
+struct rtb_recorder {
+	struct rtb_metric m;
+	uint32_t warmup_target; /* samples to run but not count */
+	uint32_t raw_max;	/* raw series capacity */
+	uint64_t origin_ticks;	/* when recording started, for max_at */
+
+	uint64_t count;
+	uint64_t min;
+	uint64_t max;
+	uint64_t max_index;
+	uint64_t max_at_ticks;
+	struct rtb_u128 sum;
+	struct rtb_u128 sum_sq;
+	uint64_t clamped;
+	uint64_t invalid;
+
+	uint64_t warmup_count;
+	uint64_t warmup_first;
+	uint64_t warmup_min;
+	uint64_t warmup_max;
+	struct rtb_u128 warmup_sum;
+
+	uint64_t *hist; /* RTB_HIST_BUCKETS counters */
+	uint64_t *raw;	/* raw_max values */
+	uint32_t raw_len;
+};
+
+/* Allocate buckets and raw series through the port (before any timed path)
+ * and touch them so no page fault lands in a measurement. */
+int rtb_recorder_init(struct rtb_recorder *r, const struct rtb_metric *m, uint32_t warmup,
+		      uint32_t raw_max);
+void rtb_recorder_free(struct rtb_recorder *r);
+/* Forget all samples, keep configuration and buffers. */
+void rtb_recorder_reset(struct rtb_recorder *r);
+/* Add one value (already in the metric's unit). */
+void rtb_recorder_add(struct rtb_recorder *r, uint64_t value);
+/* Add t_stop - t_start - overhead, clamped at zero (and counted). */
+void rtb_recorder_add_interval(struct rtb_recorder *r, uint64_t t_start, uint64_t t_stop);
+/* Count a sample that was taken but is not valid (disturbed, lost, ...). */
+void rtb_recorder_add_invalid(struct rtb_recorder *r);
+/* Percentile q in [0,1] from the histogram, clamped to [min, max]. */
+uint64_t rtb_recorder_percentile(const struct rtb_recorder *r, double q);
+double rtb_recorder_mean(const struct rtb_recorder *r);
+double rtb_recorder_stddev(const struct rtb_recorder *r);
+/* Warm-up size for n iterations: 1 %, at least 10 (never more than n/2). */
+uint32_t rtb_warmup_for(uint64_t n);
+
+/* Convenience for building metrics. */
+void rtb_metric_param(struct rtb_metric *m, const char *key, int64_t value);
+void rtb_metric_param_str(struct rtb_metric *m, const char *key, const char *value);
+
+/* ---- JSON writer and emitter -------------------------------------------- */
+
+#define RTB_JSON_DEPTH 16
+
+struct rtb_json {
+	char buf[4096];
+	size_t len;
+	uint32_t depth;
+	bool first[RTB_JSON_DEPTH];
+	bool after_key;
+	int (*write)(const char *buf, size_t len); /* default: console */
+};
+
+void rtb_json_init(struct rtb_json *j);
+void rtb_json_flush(struct rtb_json *j);
+/* Terminate a JSON Lines record: newline, flush, reset for the next one. */
+void rtb_json_end_line(struct rtb_json *j);
+void rtb_json_obj_begin(struct rtb_json *j);
+void rtb_json_obj_end(struct rtb_json *j);
+void rtb_json_arr_begin(struct rtb_json *j);
+void rtb_json_arr_end(struct rtb_json *j);
+void rtb_json_key(struct rtb_json *j, const char *key);
+void rtb_json_str(struct rtb_json *j, const char *s);
+void rtb_json_u64(struct rtb_json *j, uint64_t v);
+void rtb_json_i64(struct rtb_json *j, int64_t v);
+void rtb_json_u128(struct rtb_json *j, struct rtb_u128 v);
+void rtb_json_dbl(struct rtb_json *j, double v); /* 3 decimals; null if not finite */
+void rtb_json_bool(struct rtb_json *j, bool v);
+void rtb_json_null(struct rtb_json *j);
+/* key + value shorthands */
+void rtb_json_kstr(struct rtb_json *j, const char *key, const char *s);
+void rtb_json_ku64(struct rtb_json *j, const char *key, uint64_t v);
+void rtb_json_ki64(struct rtb_json *j, const char *key, int64_t v);
+void rtb_json_kdbl(struct rtb_json *j, const char *key, double v);
+void rtb_json_kbool(struct rtb_json *j, const char *key, bool v);
+
+/* Start a record: {"v":1,"type":<type>,"scenario":<id or omitted>, ...
+ * Finish it with rtb_record_end(), which writes the newline and flushes. */
+struct rtb_json *rtb_record_begin(const char *type, const char *scenario);
+void rtb_record_end(struct rtb_json *j);
+
+/* Emit a `result` record and its `samples` chunks. */
+#define RTB_SAMPLES_CHUNK 2000u
+void rtb_emit_result(const struct rtb_recorder *r);
+/* Emit a `table` record: call rtb_table_begin(), then for each row
+ * rtb_json_arr_begin(), one value per column, rtb_json_arr_end(); finish
+ * with rtb_table_end(). Units: "ticks", "ns", "count", "" (text), ... */
+struct rtb_column {
+	const char *name;
+	const char *unit;
+};
+struct rtb_json *rtb_table_begin(const char *scenario, const char *name, const char *title,
+				 const struct rtb_column *columns, uint32_t ncolumns);
+void rtb_table_end(struct rtb_json *j);
+/* Emit a `log` record. level: "debug", "info", "warning", "error". */
+void rtb_emit_log(const char *scenario, const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Emit a `log` record carrying progress (0..1) of a long scenario. */
+void rtb_emit_progress(const char *scenario, double fraction, const char *message);
+
+/* ---- behaviour verdicts ------------------------------------------------- */
+
+enum rtb_outcome {
+	RTB_PASS = 0,
+	RTB_FAIL = 1,
+	RTB_UNSUPPORTED = 2,
+	RTB_INCONCLUSIVE = 3,
+};
+const char *rtb_outcome_name(enum rtb_outcome o);
+
+enum rtb_control {
+	RTB_CONTROL_NOT_RUN = 0, /* no control could be built (say why) */
+	RTB_CONTROL_CAUGHT = 1,	 /* the broken variant was detected as failing */
+	RTB_CONTROL_MISSED = 2,	 /* the broken variant passed: the test is blind */
+};
+const char *rtb_control_name(enum rtb_control c);
+
+#define RTB_EVIDENCE_MAX 16
+#define RTB_LINE_MAX 160
+
+struct rtb_verdict {
+	const char *scenario; /* catalog id */
+	const char *label;    /* classic label */
+	const char *check;    /* name of the check within the scenario */
+	enum rtb_outcome outcome;
+	char reason[RTB_LINE_MAX];
+	char evidence[RTB_EVIDENCE_MAX][RTB_LINE_MAX];
+	uint32_t nevidence;
+	enum rtb_control control;
+	char control_description[RTB_LINE_MAX];
+	char control_evidence[RTB_EVIDENCE_MAX][RTB_LINE_MAX];
+	uint32_t ncontrol_evidence;
+};
+
+void rtb_verdict_init(struct rtb_verdict *v, const char *scenario, const char *label,
+		      const char *check);
+void rtb_verdict_reason(struct rtb_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rtb_verdict_evidence(struct rtb_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rtb_verdict_control_evidence(struct rtb_verdict *v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Combine the check's raw outcome with its control: a PASS whose control
+ * was missed or not run becomes INCONCLUSIVE. */
+void rtb_verdict_settle(struct rtb_verdict *v);
+void rtb_emit_verdict(const struct rtb_verdict *v);
+
+/* ---- profiles, options, scenarios --------------------------------------- */
+
+enum rtb_profile {
+	RTB_PROFILE_QUICK = 0,
+	RTB_PROFILE_STANDARD = 1,
+	RTB_PROFILE_ENDURANCE = 2,
+	RTB_PROFILE_COUNT = 3,
+};
+const char *rtb_profile_name(enum rtb_profile p);
+bool rtb_profile_parse(const char *name, enum rtb_profile *out);
+
+#define RTB_OPTIONS_MAX 16
+
+struct rtb_option {
+	const char *key; /* "iterations", "sem.behavior.release_order.fifo", ... */
+	const char *value;
+};
+
+struct rtb_scenario;
+
+struct rtb_ctx {
+	const struct rtb_scenario *scenario;
+	enum rtb_profile profile;
+	uint32_t raw_max;
+	uint64_t start_ticks;
+	uint64_t budget_end_ticks; /* stop long loops here, before the watchdog */
+	const struct rtb_option *options;
+	uint32_t noptions;
+	char reason[RTB_LINE_MAX]; /* why unsupported / error */
+};
+
+/* Profile-scaled count: the option `key` if given, else the profile's. */
+uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quick,
+		       uint64_t standard, uint64_t endurance);
+/* Option lookups (exact key). */
+const char *rtb_ctx_option(const struct rtb_ctx *ctx, const char *key);
+bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key);
+/* True once the scenario's time budget is used up. */
+bool rtb_ctx_expired(const struct rtb_ctx *ctx);
+/* Set ctx->reason and return code (for `return rtb_ctx_fail(ctx, RTB_E_..)`). */
+int rtb_ctx_fail(struct rtb_ctx *ctx, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct rtb_scenario_id {
+	const char *id;	   /* catalog id */
+	const char *label; /* classic label or NULL */
+};
+
+#define RTB_SCENARIO_IDS_MAX 6
+
+struct rtb_scenario {
+	const char *name; /* run unit name: the first catalog id it covers */
+	struct rtb_scenario_id ids[RTB_SCENARIO_IDS_MAX]; /* ids it reports */
+	const char *summary;
+	uint32_t estimate_ms[RTB_PROFILE_COUNT]; /* typical run time */
+	uint32_t deadline_ms[RTB_PROFILE_COUNT]; /* watchdog limit */
+	uint32_t caps;				 /* RTB_CAP_* it needs */
+	/* Returns RTB_OK, RTB_E_UNSUPPORTED (reason set) or another error. */
+	int (*run)(struct rtb_ctx *ctx);
+};
+
+/* The compiled-in catalog (core/scenarios/catalog.c). Entries may be NULL
+ * (a family not built into this image): skip them. */
+extern const struct rtb_scenario *const *rtb_scenarios;
+extern const uint32_t rtb_scenario_count;
+const struct rtb_scenario *rtb_scenario_find(const char *name);
+
+/* Run one scenario and emit its records and its `end` record. */
+int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uint32_t raw_max,
+		     const struct rtb_option *options, uint32_t noptions);
+
+/* Command-line entry used by hosted ports:
+ *   list
+ *   run --profile P --scenario NAME [...] [--cpu N] [--raw-max N]
+ *       [--overhead-ticks N] [--counter-hz N] [--set key=value ...]
+ *       [--no-realtime] [--no-mlock]
+ * Returns the process exit status (0 ok, 2 bad usage, 1 failure). */
+int rtb_main(int argc, char **argv);
+
+#endif /* RTB_CORE_H */

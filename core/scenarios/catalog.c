@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The compiled-in scenario catalog, in the order a full run executes it:
+ * calibration first (its minimum is the overhead every later scenario
+ * subtracts), then the clock tick, threads, synchronisation, interrupts and
+ * memory.
+ */
+#include "rtb/core.h"
+
+/* Families still being written are weak references: a missing one is
+ * simply absent from the catalog. */
+#define RTB_SCN(name) extern const struct rtb_scenario name __attribute__((weak))
+
+RTB_SCN(rtb_scn_cal_timestamp);
+RTB_SCN(rtb_scn_cal_cpu);
+RTB_SCN(rtb_scn_clk_tick_config);
+RTB_SCN(rtb_scn_clk_tick_duration);
+RTB_SCN(rtb_scn_thr_create_behavior);
+RTB_SCN(rtb_scn_thr_rr_behavior);
+RTB_SCN(rtb_scn_thr_switch_yield);
+RTB_SCN(rtb_scn_thr_create_never_run);
+RTB_SCN(rtb_scn_thr_create_run_terminate);
+RTB_SCN(rtb_scn_thr_create_run_block);
+RTB_SCN(rtb_scn_sem_behavior_lock);
+RTB_SCN(rtb_scn_sem_behavior_release_order);
+RTB_SCN(rtb_scn_sem_create);
+RTB_SCN(rtb_scn_sem_arn);
+RTB_SCN(rtb_scn_sem_arc);
+RTB_SCN(rtb_scn_mut_behavior_pi);
+RTB_SCN(rtb_scn_mut_arn);
+RTB_SCN(rtb_scn_mut_arc);
+RTB_SCN(rtb_scn_irq_latency);
+RTB_SCN(rtb_scn_irq_to_thread);
+RTB_SCN(rtb_scn_irq_sustained);
+RTB_SCN(rtb_scn_timer_periodic_latency);
+RTB_SCN(rtb_scn_mem_alloc);
+RTB_SCN(rtb_scn_mem_behavior_leak);
+
+static const struct rtb_scenario *const all[] = {
+	&rtb_scn_cal_timestamp,
+	&rtb_scn_cal_cpu,
+	&rtb_scn_clk_tick_config,
+	&rtb_scn_clk_tick_duration,
+	&rtb_scn_thr_create_behavior,
+	&rtb_scn_thr_rr_behavior,
+	&rtb_scn_thr_switch_yield,
+	&rtb_scn_thr_create_never_run,
+	&rtb_scn_thr_create_run_terminate,
+	&rtb_scn_thr_create_run_block,
+	&rtb_scn_sem_behavior_lock,
+	&rtb_scn_sem_behavior_release_order,
+	&rtb_scn_sem_create,
+	&rtb_scn_sem_arn,
+	&rtb_scn_sem_arc,
+	&rtb_scn_mut_behavior_pi,
+	&rtb_scn_mut_arn,
+	&rtb_scn_mut_arc,
+	&rtb_scn_irq_latency,
+	&rtb_scn_irq_to_thread,
+	&rtb_scn_irq_sustained,
+	&rtb_scn_timer_periodic_latency,
+	&rtb_scn_mem_alloc,
+	&rtb_scn_mem_behavior_leak,
+};
+
+const struct rtb_scenario *const *rtb_scenarios = all;
+const uint32_t rtb_scenario_count = RTB_ARRAY_SIZE(all);

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * SEM: counting semaphores, performance.
+ *
+ * sem.wait.available / sem.signal.no_waiter (SEM-P-ARN). One thread at
+ * relative priority 0, a semaphore with count 1. Each iteration:
+ *   t0; wait (count 1 -> 0, never blocks); t1; signal (no waiter); t2
+ * wait = t1 - t0 - overhead, signal = t2 - t1 - overhead. As a cross-check
+ * the same operations are also timed amortised: one million waits on a
+ * semaphore that holds a million, then one million signals, each block
+ * timed once (table "amortised").
+ *
+ * sem.wait.block / sem.signal.unblock (SEM-P-ARC). The controller runs at
+ * priority 0 and owns W waiter threads at priorities 1..W (distinct while
+ * the port has enough levels; equal-priority waiters then share levels).
+ * Each round:
+ *   acquisition: for each waiter in turn (lowest priority first), the
+ *     controller resumes it; the waiter preempts, takes t0 and calls wait on
+ *     the zero-count semaphore, blocks; the controller runs again and takes
+ *     t1. Sample = t1 - t0 - overhead (includes the switch back).
+ *   release: W times, the controller takes t0 and signals; the highest
+ *     priority waiter runs and takes t1 as its first action after the wait
+ *     returns. Sample = t1 - t0 - overhead (includes the switch), also
+ *     accumulated per number of waiters still blocked before the signal
+ *     (table "release_vs_waiters"). The waiter then suspends itself.
+ * Waiter threads are created once and reused across rounds. A sample whose
+ * expected switch did not happen (no real-time policy) is counted invalid.
+ */
+#include "rtb/core.h"
+
+/* ---- SEM-P-ARN --------------------------------------------------------- */
+
+static void amortised_row(struct rtb_json *j, const char *op, uint64_t calls, uint64_t ticks)
+{
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, op);
+	rtb_json_u64(j, calls);
+	rtb_json_u64(j, ticks);
+	rtb_json_dbl(j, (double)ticks / (double)calls);
+	rtb_json_arr_end(j);
+}
+
+static int amortised(struct rtb_ctx *ctx, uint64_t calls)
+{
+	static const struct rtb_column cols[] = {
+		{"operation", ""}, {"calls", "count"}, {"total", "ticks"}, {"per_call", "ticks"}};
+	struct rtb_sem *s;
+	uint64_t t0, t1, t2;
+	int rc = RTB_OK;
+
+	if (calls > rtb_port_sem_max())
+		calls = rtb_port_sem_max();
+	if (rtb_port_sem_create(&s, 0) != RTB_OK)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "cannot create a semaphore");
+	t0 = rtb_port_counter_read();
+	for (uint64_t i = 0; i < calls && rc == RTB_OK; i++)
+		rc = rtb_port_sem_signal(s);
+	t1 = rtb_port_counter_read();
+	for (uint64_t i = 0; i < calls && rc == RTB_OK; i++)
+		rc = rtb_port_sem_wait(s);
+	t2 = rtb_port_counter_read();
+	rtb_port_sem_delete(s);
+	if (rc != RTB_OK)
+		return rtb_ctx_fail(ctx, rc, "semaphore operation failed: %s",
+				    rtb_port_strerror(rc));
+	struct rtb_json *j = rtb_table_begin(
+		"sem.wait.available", "amortised",
+		"Cross-check: operation cost amortised over many back-to-back calls", cols, 4);
+	amortised_row(j, "wait (count available)", calls, t2 - t1);
+	amortised_row(j, "signal (no waiter)", calls, t1 - t0);
+	rtb_table_end(j);
+	return RTB_OK;
+}
+
+static int run_arn(struct rtb_ctx *ctx)
+{
+	uint64_t n = rtb_ctx_count(ctx, "iterations", 20000, 1000000, 10000000);
+	struct rtb_metric mw = {.scenario = "sem.wait.available",
+				.label = "SEM-P-ARN",
+				.metric = "wait",
+				.title = "Semaphore wait, count available (no switch)",
+				.unit = "ticks"};
+	struct rtb_metric ms = {.scenario = "sem.signal.no_waiter",
+				.label = "SEM-P-ARN",
+				.metric = "signal",
+				.title = "Semaphore signal, no waiter (no switch)",
+				.unit = "ticks"};
+	struct rtb_recorder rw, rs;
+	struct rtb_sem *s;
+	int rc = RTB_OK;
+	uint32_t warm = rtb_warmup_for(n);
+
+	if (rtb_recorder_init(&rw, &mw, warm, ctx->raw_max) != RTB_OK)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	if (rtb_recorder_init(&rs, &ms, warm, ctx->raw_max) != RTB_OK) {
+		rtb_recorder_free(&rw);
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	}
+	rc = rtb_port_sem_create(&s, 1);
+	if (rc != RTB_OK) {
+		rtb_recorder_free(&rw);
+		rtb_recorder_free(&rs);
+		return rtb_ctx_fail(ctx, rc, "cannot create a semaphore: %s",
+				    rtb_port_strerror(rc));
+	}
+	for (uint64_t i = 0; i < n + warm && rc == RTB_OK; i++) {
+		uint64_t t0 = rtb_port_counter_read();
+		rc = rtb_port_sem_wait(s);
+		uint64_t t1 = rtb_port_counter_read();
+		if (rc == RTB_OK)
+			rc = rtb_port_sem_signal(s);
+		uint64_t t2 = rtb_port_counter_read();
+		rtb_recorder_add_interval(&rw, t0, t1);
+		rtb_recorder_add_interval(&rs, t1, t2);
+		if ((i & 1023) == 0 && rtb_ctx_expired(ctx))
+			break;
+	}
+	rtb_port_sem_delete(s);
+	if (rc == RTB_OK) {
+		rtb_emit_result(&rw);
+		rtb_emit_result(&rs);
+		rc = amortised(ctx,
+			       rtb_ctx_count(ctx, "amortised_calls", 1000000, 1000000, 10000000));
+	} else {
+		rtb_ctx_fail(ctx, rc, "semaphore operation failed: %s", rtb_port_strerror(rc));
+	}
+	rtb_recorder_free(&rw);
+	rtb_recorder_free(&rs);
+	return rc;
+}
+
+const struct rtb_scenario rtb_scn_sem_arn = {
+	.name = "sem.wait.available",
+	.ids = {{"sem.wait.available", "SEM-P-ARN"}, {"sem.signal.no_waiter", "SEM-P-ARN"}},
+	.summary = "Uncontended semaphore wait and signal (no thread switch)",
+	.estimate_ms = {100, 1000, 8000},
+	.deadline_ms = {20000, 60000, 300000},
+	.run = run_arn,
+};
+
+/* ---- SEM-P-ARC ----------------------------------------------------------- */
+
+#define ARC_WAITERS_MAX 1024
+
+struct arc_waiter {
+	struct rtb_thread *thread;
+	struct arc_shared *shared;
+	uint32_t index;
+	int prio;
+};
+
+struct arc_shared {
+	struct rtb_sem *sem;
+	volatile uint64_t t_wait;      /* waiter: just before wait */
+	volatile uint64_t t_woken;     /* waiter: just after wait returned */
+	volatile uint32_t woken_index; /* which waiter woke */
+	volatile uint32_t waits;       /* wait calls made */
+	volatile uint32_t wakes;       /* wait calls returned */
+	volatile bool stop;
+	struct arc_waiter waiters[ARC_WAITERS_MAX];
+};
+
+static void arc_waiter_main(void *arg)
+{
+	struct arc_waiter *w = arg;
+	struct arc_shared *sh = w->shared;
+
+	for (;;) {
+		rtb_port_thread_suspend_self();
+		if (sh->stop)
+			return;
+		sh->waits++;
+		sh->t_wait = rtb_port_counter_read();
+		rtb_port_sem_wait(sh->sem);
+		uint64_t t = rtb_port_counter_read();
+		sh->t_woken = t;
+		sh->woken_index = w->index;
+		sh->wakes++;
+	}
+}
+
+/* Yield until *counter reaches want or the budget ends; false if it did not
+ * (the sample is then invalid: the switch did not happen when it should). */
+static bool settle(struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want)
+{
+	if (*counter == want)
+		return true;
+	while (*counter != want && !rtb_ctx_expired(ctx))
+		rtb_port_thread_yield();
+	return false;
+}
+
+struct per_blocked {
+	uint64_t count, min, max, sum;
+};
+
+static void arc_table(const struct per_blocked *pb, uint32_t nwaiters)
+{
+	static const struct rtb_column cols[] = {{"waiters_blocked", "count"},
+						 {"samples", "count"},
+						 {"min", "ticks"},
+						 {"mean", "ticks"},
+						 {"max", "ticks"}};
+	struct rtb_json *j = rtb_table_begin(
+		"sem.signal.unblock", "release_vs_waiters",
+		"Release time against the number of waiters still blocked", cols, 5);
+	for (uint32_t b = nwaiters; b >= 1; b--) {
+		if (pb[b].count == 0)
+			continue;
+		rtb_json_arr_begin(j);
+		rtb_json_u64(j, b);
+		rtb_json_u64(j, pb[b].count);
+		rtb_json_u64(j, pb[b].min);
+		rtb_json_dbl(j, (double)pb[b].sum / (double)pb[b].count);
+		rtb_json_u64(j, pb[b].max);
+		rtb_json_arr_end(j);
+	}
+	rtb_table_end(j);
+}
+
+static int run_arc(struct rtb_ctx *ctx)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+	uint64_t nw = rtb_ctx_count(ctx, "waiters", 128, 128, 128);
+	uint64_t rounds = rtb_ctx_count(ctx, "rounds", 20, 200, 20000);
+	struct arc_shared *sh;
+	struct per_blocked *pb;
+	struct rtb_recorder ra, rr;
+	int rc;
+
+	if (nw < 1 || nw > ARC_WAITERS_MAX)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID, "waiters must be 1..%d", ARC_WAITERS_MAX);
+	if (info->prio_max < 1)
+		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least two priority levels");
+	uint32_t levels = (uint32_t)RTB_MIN(nw, (uint64_t)info->prio_max);
+	struct rtb_metric ma = {.scenario = "sem.wait.block",
+				.label = "SEM-P-ARC",
+				.metric = "acquire",
+				.title = "Semaphore wait that blocks, until the lower thread runs",
+				.unit = "ticks"};
+	struct rtb_metric mr = {.scenario = "sem.signal.unblock",
+				.label = "SEM-P-ARC",
+				.metric = "release",
+				.title = "Semaphore signal until the highest waiter runs",
+				.unit = "ticks"};
+	rtb_metric_param(&ma, "waiters", (int64_t)nw);
+	rtb_metric_param(&mr, "waiters", (int64_t)nw);
+	rtb_metric_param(&ma, "priority_levels", levels);
+	rtb_metric_param(&mr, "priority_levels", levels);
+
+	sh = rtb_port_mem_alloc(sizeof(*sh));
+	pb = rtb_port_mem_alloc(sizeof(*pb) * (nw + 1));
+	if (sh == NULL || pb == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
+	rtb_memset(sh, 0, sizeof(*sh));
+	for (uint64_t b = 0; b <= nw; b++) {
+		pb[b].count = pb[b].max = pb[b].sum = 0;
+		pb[b].min = UINT64_MAX;
+	}
+	uint64_t samples = rounds * nw;
+	uint32_t warm = (uint32_t)RTB_MIN(nw * 2, samples / 10);
+	rc = rtb_recorder_init(&ra, &ma, warm, ctx->raw_max);
+	if (rc == RTB_OK)
+		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
+	if (rc == RTB_OK)
+		rc = rtb_port_sem_create(&sh->sem, 0);
+	if (rc != RTB_OK) {
+		rtb_port_mem_free(sh);
+		rtb_port_mem_free(pb);
+		return rtb_ctx_fail(ctx, rc, "setup failed: %s", rtb_port_strerror(rc));
+	}
+
+	uint32_t created = 0;
+	for (uint32_t k = 0; k < nw; k++) {
+		struct arc_waiter *w = &sh->waiters[k];
+		w->shared = sh;
+		w->index = k;
+		w->prio = 1 + (int)(k % levels);
+		struct rtb_thread_attr a = {.name = "sem-waiter", .prio = w->prio};
+		rc = rtb_port_thread_create(&w->thread, &a, arc_waiter_main, w);
+		if (rc != RTB_OK)
+			break;
+		created++;
+	}
+
+	bool misordered = false;
+	for (uint64_t round = 0; rc == RTB_OK && round < rounds; round++) {
+		/* acquisition: lowest priority first, so every waiter that
+		 * blocks later outranks the ones already blocked */
+		for (uint32_t k = 0; k < nw; k++) {
+			uint32_t before = sh->waits;
+			rtb_port_thread_resume(sh->waiters[k].thread);
+			uint64_t t1 = rtb_port_counter_read();
+			if (settle(ctx, &sh->waits, before + 1))
+				rtb_recorder_add_interval(&ra, sh->t_wait, t1);
+			else
+				rtb_recorder_add_invalid(&ra);
+		}
+		/* release: one signal per blocked waiter */
+		for (uint32_t left = (uint32_t)nw; left >= 1; left--) {
+			uint32_t before = sh->wakes;
+			uint64_t t0 = rtb_port_counter_read();
+			rtb_port_sem_signal(sh->sem);
+			if (settle(ctx, &sh->wakes, before + 1)) {
+				uint64_t d = sh->t_woken - t0;
+				rtb_recorder_add_interval(&rr, t0, sh->t_woken);
+				d = d > rtb_timing.overhead_ticks ? d - rtb_timing.overhead_ticks
+								  : 0;
+				struct per_blocked *p = &pb[left];
+				p->count++;
+				p->sum += d;
+				p->min = RTB_MIN(p->min, d);
+				p->max = RTB_MAX(p->max, d);
+			} else {
+				rtb_recorder_add_invalid(&rr);
+			}
+			/* The highest-priority waiter is the last one created
+			 * among those still blocked (creation order = priority
+			 * order, ties released in FIFO order). */
+			if (levels == nw && sh->woken_index != left - 1)
+				misordered = true;
+		}
+		if (rtb_ctx_expired(ctx)) {
+			rtb_emit_log("sem.wait.block", "warning",
+				     "time budget reached after %llu of %llu rounds",
+				     (unsigned long long)round + 1, (unsigned long long)rounds);
+			break;
+		}
+	}
+
+	sh->stop = true;
+	for (uint32_t k = 0; k < created; k++) {
+		rtb_port_thread_resume(sh->waiters[k].thread);
+		rtb_port_thread_delete(sh->waiters[k].thread);
+	}
+	rtb_port_sem_delete(sh->sem);
+	if (rc == RTB_OK) {
+		if (misordered)
+			rtb_emit_log("sem.signal.unblock", "warning",
+				     "a signal did not release the highest-priority waiter "
+				     "(see sem.behavior.release_order)");
+		rtb_emit_result(&ra);
+		rtb_emit_result(&rr);
+		arc_table(pb, (uint32_t)nw);
+	} else {
+		rtb_ctx_fail(ctx, rc, "could not create waiter %u: %s", created,
+			     rtb_port_strerror(rc));
+	}
+	rtb_recorder_free(&ra);
+	rtb_recorder_free(&rr);
+	rtb_port_mem_free(sh);
+	rtb_port_mem_free(pb);
+	return rc;
+}
+
+const struct rtb_scenario rtb_scn_sem_arc = {
+	.name = "sem.wait.block",
+	.ids = {{"sem.wait.block", "SEM-P-ARC"}, {"sem.signal.unblock", "SEM-P-ARC"}},
+	.summary = "Contended semaphore: blocking wait and signal that wakes the highest waiter",
+	.estimate_ms = {1500, 10000, 600000},
+	.deadline_ms = {60000, 180000, 3600000},
+	.run = run_arc,
+};

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The recorder: exact count/min/max/sum/sum of squares, a log-linear
+ * histogram over the whole uint64 range, a bounded raw series of the first
+ * samples, warm-up and discard counts. rtb_recorder_add() does no allocation
+ * and no call into the OS, so it may run between timed sections.
+ */
+#include "rtb/core.h"
+
+#define SUB_COUNT (1u << RTB_HIST_SUB_BITS)
+#define HALF_COUNT (SUB_COUNT >> 1)
+
+static unsigned msb64(uint64_t v)
+{
+	return 63u - (unsigned)__builtin_clzll(v);
+}
+
+uint32_t rtb_hist_index(uint64_t v)
+{
+	if (v < SUB_COUNT)
+		return (uint32_t)v;
+	unsigned shift = msb64(v) - (RTB_HIST_SUB_BITS - 1);
+	/* v >> shift lies in [HALF_COUNT, SUB_COUNT) and shift >= 1 */
+	return (uint32_t)(shift * HALF_COUNT + (v >> shift));
+}
+
+uint64_t rtb_hist_lower(uint32_t index)
+{
+	if (index < SUB_COUNT)
+		return index;
+	uint32_t shift = index / HALF_COUNT - 1;
+	uint64_t mantissa = index - shift * HALF_COUNT;
+	return mantissa << shift;
+}
+
+uint64_t rtb_hist_upper(uint32_t index)
+{
+	if (index < SUB_COUNT)
+		return index;
+	uint32_t shift = index / HALF_COUNT - 1;
+	return rtb_hist_lower(index) + ((uint64_t)1 << shift) - 1;
+}
+
+uint32_t rtb_warmup_for(uint64_t n)
+{
+	uint64_t w = n / 100;
+
+	if (w < 10)
+		w = 10;
+	if (w > n / 2)
+		w = n / 2;
+	return (uint32_t)(w > UINT32_MAX ? UINT32_MAX : w);
+}
+
+void rtb_metric_param(struct rtb_metric *m, const char *key, int64_t value)
+{
+	if (m->nparams < RTB_PARAMS_MAX) {
+		m->params[m->nparams].key = key;
+		m->params[m->nparams].str = NULL;
+		m->params[m->nparams].num = value;
+		m->nparams++;
+	}
+}
+
+void rtb_metric_param_str(struct rtb_metric *m, const char *key, const char *value)
+{
+	if (m->nparams < RTB_PARAMS_MAX) {
+		m->params[m->nparams].key = key;
+		m->params[m->nparams].str = value;
+		m->params[m->nparams].num = 0;
+		m->nparams++;
+	}
+}
+
+static void touch(void *p, size_t bytes)
+{
+	rtb_memset(p, 0, bytes);
+}
+
+int rtb_recorder_init(struct rtb_recorder *r, const struct rtb_metric *m, uint32_t warmup,
+		      uint32_t raw_max)
+{
+	rtb_memset(r, 0, sizeof(*r));
+	r->m = *m;
+	r->warmup_target = warmup;
+	r->raw_max = raw_max;
+	r->hist = rtb_port_mem_alloc(sizeof(uint64_t) * RTB_HIST_BUCKETS);
+	if (r->hist == NULL)
+		return RTB_E_NOMEM;
+	if (raw_max > 0) {
+		r->raw = rtb_port_mem_alloc(sizeof(uint64_t) * raw_max);
+		if (r->raw == NULL) {
+			rtb_port_mem_free(r->hist);
+			r->hist = NULL;
+			return RTB_E_NOMEM;
+		}
+		touch(r->raw, sizeof(uint64_t) * raw_max);
+	}
+	touch(r->hist, sizeof(uint64_t) * RTB_HIST_BUCKETS);
+	rtb_recorder_reset(r);
+	return RTB_OK;
+}
+
+void rtb_recorder_free(struct rtb_recorder *r)
+{
+	if (r->hist != NULL)
+		rtb_port_mem_free(r->hist);
+	if (r->raw != NULL)
+		rtb_port_mem_free(r->raw);
+	r->hist = NULL;
+	r->raw = NULL;
+}
+
+void rtb_recorder_reset(struct rtb_recorder *r)
+{
+	r->origin_ticks = rtb_port_counter_read();
+	r->count = 0;
+	r->min = UINT64_MAX;
+	r->max = 0;
+	r->max_index = 0;
+	r->max_at_ticks = 0;
+	r->sum.lo = r->sum.hi = 0;
+	r->sum_sq.lo = r->sum_sq.hi = 0;
+	r->clamped = 0;
+	r->invalid = 0;
+	r->warmup_count = 0;
+	r->warmup_first = 0;
+	r->warmup_min = UINT64_MAX;
+	r->warmup_max = 0;
+	r->warmup_sum.lo = r->warmup_sum.hi = 0;
+	r->raw_len = 0;
+	if (r->hist != NULL)
+		rtb_memset(r->hist, 0, sizeof(uint64_t) * RTB_HIST_BUCKETS);
+}
+
+void rtb_recorder_add(struct rtb_recorder *r, uint64_t value)
+{
+	if (r->warmup_count < r->warmup_target) {
+		if (r->warmup_count == 0)
+			r->warmup_first = value;
+		if (value < r->warmup_min)
+			r->warmup_min = value;
+		if (value > r->warmup_max)
+			r->warmup_max = value;
+		rtb_u128_add(&r->warmup_sum, value);
+		r->warmup_count++;
+		return;
+	}
+	if (value < r->min)
+		r->min = value;
+	if (value > r->max || r->count == 0) {
+		r->max = value;
+		r->max_index = r->count;
+		r->max_at_ticks = rtb_port_counter_read() - r->origin_ticks;
+	}
+	rtb_u128_add(&r->sum, value);
+	rtb_u128_add_square(&r->sum_sq, value);
+	r->hist[rtb_hist_index(value)]++;
+	if (r->raw_len < r->raw_max)
+		r->raw[r->raw_len++] = value;
+	r->count++;
+}
+
+void rtb_recorder_add_interval(struct rtb_recorder *r, uint64_t t_start, uint64_t t_stop)
+{
+	uint64_t d = t_stop - t_start;
+	uint64_t overhead = rtb_timing.overhead_ticks;
+
+	if (d < overhead) {
+		/* Only counted once past warm-up, like the sample itself. */
+		if (r->warmup_count >= r->warmup_target)
+			r->clamped++;
+		rtb_recorder_add(r, 0);
+		return;
+	}
+	rtb_recorder_add(r, d - overhead);
+}
+
+void rtb_recorder_add_invalid(struct rtb_recorder *r)
+{
+	r->invalid++;
+}
+
+uint64_t rtb_recorder_percentile(const struct rtb_recorder *r, double q)
+{
+	if (r->count == 0)
+		return 0;
+	/* rank: the smallest k (1-based) with k >= q * count */
+	double want = q * (double)r->count;
+	uint64_t rank = (uint64_t)want;
+	if ((double)rank < want)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	if (rank > r->count)
+		rank = r->count;
+	uint64_t seen = 0;
+	for (uint32_t i = 0; i < RTB_HIST_BUCKETS; i++) {
+		seen += r->hist[i];
+		if (seen >= rank) {
+			uint64_t lo = rtb_hist_lower(i), hi = rtb_hist_upper(i);
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (mid < r->min)
+				mid = r->min;
+			if (mid > r->max)
+				mid = r->max;
+			return mid;
+		}
+	}
+	return r->max;
+}
+
+double rtb_recorder_mean(const struct rtb_recorder *r)
+{
+	if (r->count == 0)
+		return 0.0;
+	return rtb_u128_to_double(r->sum) / (double)r->count;
+}
+
+double rtb_recorder_stddev(const struct rtb_recorder *r)
+{
+	if (r->count < 2)
+		return 0.0;
+	double n = (double)r->count;
+	double mean = rtb_recorder_mean(r);
+	double var = rtb_u128_to_double(r->sum_sq) / n - mean * mean;
+	if (var < 0.0)
+		var = 0.0;
+	/* sample standard deviation */
+	return rtb_sqrt(var * n / (n - 1.0));
+}

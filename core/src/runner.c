@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The runner: profiles, options, time budgets, running one scenario and
+ * framing its records, and the command line used by hosted ports.
+ *
+ * Each scenario gets a time budget of 80 % of its deadline: long loops stop
+ * themselves there (rtb_ctx_expired()) and report what they measured, so the
+ * watchdog outside the process, which enforces the full deadline, only fires
+ * for a scenario that is really stuck.
+ */
+#include "rtb/core.h"
+
+static const char *const profile_names[RTB_PROFILE_COUNT] = {"quick", "standard", "endurance"};
+
+const char *rtb_profile_name(enum rtb_profile p)
+{
+	return (unsigned)p < RTB_PROFILE_COUNT ? profile_names[p] : "?";
+}
+
+bool rtb_profile_parse(const char *name, enum rtb_profile *out)
+{
+	for (unsigned i = 0; i < RTB_PROFILE_COUNT; i++) {
+		if (rtb_strcmp(name, profile_names[i]) == 0) {
+			*out = (enum rtb_profile)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *rtb_ctx_option(const struct rtb_ctx *ctx, const char *key)
+{
+	for (uint32_t i = 0; i < ctx->noptions; i++) {
+		if (rtb_strcmp(ctx->options[i].key, key) == 0)
+			return ctx->options[i].value;
+	}
+	return NULL;
+}
+
+bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key)
+{
+	const char *v = rtb_ctx_option(ctx, key);
+
+	return v != NULL && (rtb_strcmp(v, "1") == 0 || rtb_strcmp(v, "true") == 0 ||
+			     rtb_strcmp(v, "yes") == 0 || rtb_strcmp(v, "on") == 0);
+}
+
+uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quick,
+		       uint64_t standard, uint64_t endurance)
+{
+	uint64_t v;
+	const char *opt = key != NULL ? rtb_ctx_option(ctx, key) : NULL;
+
+	if (opt != NULL && rtb_parse_u64(opt, &v))
+		return v;
+	switch (ctx->profile) {
+	case RTB_PROFILE_QUICK:
+		return quick;
+	case RTB_PROFILE_STANDARD:
+		return standard;
+	default:
+		return endurance;
+	}
+}
+
+bool rtb_ctx_expired(const struct rtb_ctx *ctx)
+{
+	return (int64_t)(rtb_port_counter_read() - ctx->budget_end_ticks) >= 0;
+}
+
+int rtb_ctx_fail(struct rtb_ctx *ctx, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rtb_vfmt(ctx->reason, sizeof(ctx->reason), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+const struct rtb_scenario *rtb_scenario_find(const char *name)
+{
+	for (uint32_t i = 0; i < rtb_scenario_count; i++) {
+		if (rtb_scenarios[i] != NULL && rtb_strcmp(rtb_scenarios[i]->name, name) == 0)
+			return rtb_scenarios[i];
+	}
+	return NULL;
+}
+
+/* ---- capabilities ------------------------------------------------------ */
+
+static const struct {
+	uint32_t bit;
+	const char *name;
+} cap_names[] = {
+	{RTB_CAP_REALTIME, "realtime"},
+	{RTB_CAP_MEMORY_LOCKED, "memory_locked"},
+	{RTB_CAP_PINNING, "pinning"},
+	{RTB_CAP_POLICY_RR, "policy_rr"},
+	{RTB_CAP_SUSPEND_OTHER, "suspend_other"},
+	{RTB_CAP_MUTEX_INHERIT, "mutex_inherit"},
+	{RTB_CAP_MUTEX_CEILING, "mutex_ceiling"},
+	{RTB_CAP_MQ, "mq"},
+	{RTB_CAP_EVT, "evt"},
+	{RTB_CAP_EVT_EMULATED, "evt_emulated"},
+	{RTB_CAP_IRQ, "irq"},
+	{RTB_CAP_IRQ_PERIODIC, "irq_periodic"},
+	{RTB_CAP_MEM_USAGE, "mem_usage"},
+	{RTB_CAP_CACHE_FLUSH, "cache_flush"},
+	{RTB_CAP_THREAD_DELETE_LIVE, "thread_delete_live"},
+};
+
+static void emit_caps(struct rtb_json *j, const char *key, uint32_t caps)
+{
+	rtb_json_key(j, key);
+	rtb_json_arr_begin(j);
+	for (uint32_t i = 0; i < RTB_ARRAY_SIZE(cap_names); i++) {
+		if (caps & cap_names[i].bit)
+			rtb_json_str(j, cap_names[i].name);
+	}
+	rtb_json_arr_end(j);
+}
+
+static const char *first_missing_cap(uint32_t needed, uint32_t have)
+{
+	for (uint32_t i = 0; i < RTB_ARRAY_SIZE(cap_names); i++) {
+		if ((needed & cap_names[i].bit) && !(have & cap_names[i].bit))
+			return cap_names[i].name;
+	}
+	return NULL;
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+static void emit_end(const char *scope, const char *scenario, const char *status,
+		     const char *reason, uint64_t elapsed_ticks)
+{
+	struct rtb_json *j = rtb_record_begin("end", scenario);
+
+	rtb_json_kstr(j, "scope", scope);
+	rtb_json_kstr(j, "status", status);
+	if (reason != NULL && reason[0] != '\0')
+		rtb_json_kstr(j, "reason", reason);
+	rtb_json_ku64(j, "elapsed_ns", rtb_ticks_to_ns(elapsed_ticks));
+	rtb_record_end(j);
+}
+
+int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uint32_t raw_max,
+		     const struct rtb_option *options, uint32_t noptions)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+	struct rtb_ctx ctx;
+	const char *missing = first_missing_cap(s->caps, info->caps);
+
+	rtb_memset(&ctx, 0, sizeof(ctx));
+	ctx.scenario = s;
+	ctx.profile = profile;
+	ctx.raw_max = raw_max;
+	ctx.options = options;
+	ctx.noptions = noptions;
+	ctx.start_ticks = rtb_port_counter_read();
+	uint64_t budget_ms = (uint64_t)s->deadline_ms[profile] * 8 / 10;
+	ctx.budget_end_ticks = ctx.start_ticks + rtb_ns_to_ticks(budget_ms * 1000000u);
+
+	if (missing != NULL) {
+		rtb_fmt(ctx.reason, sizeof(ctx.reason), "the %s port lacks the %s service",
+			info->port, missing);
+		emit_end("scenario", s->name, "unsupported", ctx.reason, 0);
+		return RTB_E_UNSUPPORTED;
+	}
+	int rc = s->run(&ctx);
+	uint64_t elapsed = rtb_port_counter_read() - ctx.start_ticks;
+	if (rc == RTB_OK) {
+		emit_end("scenario", s->name, "ok", NULL, elapsed);
+	} else if (rc == RTB_E_UNSUPPORTED) {
+		emit_end("scenario", s->name, "unsupported",
+			 ctx.reason[0] != '\0' ? ctx.reason : "not supported on this port",
+			 elapsed);
+	} else {
+		if (ctx.reason[0] == '\0')
+			rtb_fmt(ctx.reason, sizeof(ctx.reason), "failed: %s",
+				rtb_port_strerror(rc));
+		emit_end("scenario", s->name, "error", ctx.reason, elapsed);
+	}
+	return rc;
+}
+
+/* ---- command line -------------------------------------------------------- */
+
+#define SCENARIOS_MAX 128
+
+struct args {
+	bool list;
+	enum rtb_profile profile;
+	const char *scenarios[SCENARIOS_MAX];
+	uint32_t nscenarios;
+	struct rtb_option options[RTB_OPTIONS_MAX];
+	uint32_t noptions;
+	struct rtb_port_config port;
+	uint64_t overhead_ticks;
+	bool overhead_given;
+	uint32_t raw_max;
+	char error[RTB_LINE_MAX];
+};
+
+static bool parse_u64_arg(struct args *a, const char *flag, const char *value, uint64_t *out)
+{
+	if (value == NULL || !rtb_parse_u64(value, out)) {
+		rtb_fmt(a->error, sizeof(a->error), "%s needs a non-negative integer", flag);
+		return false;
+	}
+	return true;
+}
+
+static bool parse_args(struct args *a, int argc, char **argv)
+{
+	rtb_memset(a, 0, sizeof(*a));
+	a->profile = RTB_PROFILE_QUICK;
+	a->port.cpu = -1;
+	a->port.lock_memory = true;
+	a->port.realtime = true;
+	a->raw_max = RTB_RAW_DEFAULT;
+	if (argc < 2 || (rtb_strcmp(argv[1], "list") != 0 && rtb_strcmp(argv[1], "run") != 0)) {
+		rtb_fmt(a->error, sizeof(a->error), "usage: %s list|run [options]",
+			argc > 0 ? argv[0] : "rtbench-core");
+		return false;
+	}
+	a->list = rtb_strcmp(argv[1], "list") == 0;
+	for (int i = 2; i < argc; i++) {
+		const char *flag = argv[i];
+		const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t n;
+		if (rtb_strcmp(flag, "--no-realtime") == 0) {
+			a->port.realtime = false;
+			continue;
+		}
+		if (rtb_strcmp(flag, "--no-mlock") == 0) {
+			a->port.lock_memory = false;
+			continue;
+		}
+		i++; /* every other flag takes a value */
+		if (value == NULL) {
+			rtb_fmt(a->error, sizeof(a->error), "%s needs a value", flag);
+			return false;
+		}
+		if (rtb_strcmp(flag, "--profile") == 0) {
+			if (!rtb_profile_parse(value, &a->profile)) {
+				rtb_fmt(a->error, sizeof(a->error), "unknown profile '%s'", value);
+				return false;
+			}
+		} else if (rtb_strcmp(flag, "--scenario") == 0) {
+			if (a->nscenarios == SCENARIOS_MAX) {
+				rtb_fmt(a->error, sizeof(a->error), "too many scenarios");
+				return false;
+			}
+			a->scenarios[a->nscenarios++] = value;
+		} else if (rtb_strcmp(flag, "--cpu") == 0) {
+			if (!parse_u64_arg(a, flag, value, &n) || n > 4096)
+				return false;
+			a->port.cpu = (int)n;
+		} else if (rtb_strcmp(flag, "--raw-max") == 0) {
+			if (!parse_u64_arg(a, flag, value, &n))
+				return false;
+			if (n > 100000000u) {
+				rtb_fmt(a->error, sizeof(a->error),
+					"--raw-max is at most 100000000");
+				return false;
+			}
+			a->raw_max = (uint32_t)n;
+		} else if (rtb_strcmp(flag, "--overhead-ticks") == 0) {
+			if (!parse_u64_arg(a, flag, value, &a->overhead_ticks))
+				return false;
+			a->overhead_given = true;
+		} else if (rtb_strcmp(flag, "--counter-hz") == 0) {
+			if (!parse_u64_arg(a, flag, value, &a->port.counter_hz))
+				return false;
+		} else if (rtb_strcmp(flag, "--set") == 0) {
+			char *eq = argv[i];
+			while (*eq != '\0' && *eq != '=')
+				eq++;
+			if (*eq != '=' || eq == argv[i] || a->noptions == RTB_OPTIONS_MAX) {
+				rtb_fmt(a->error, sizeof(a->error), "--set needs key=value");
+				return false;
+			}
+			*eq = '\0';
+			a->options[a->noptions].key = argv[i];
+			a->options[a->noptions].value = eq + 1;
+			a->noptions++;
+		} else {
+			rtb_fmt(a->error, sizeof(a->error), "unknown option '%s'", flag);
+			return false;
+		}
+	}
+	for (uint32_t k = 0; k < a->nscenarios; k++) {
+		if (rtb_scenario_find(a->scenarios[k]) == NULL) {
+			rtb_fmt(a->error, sizeof(a->error), "unknown scenario '%s'",
+				a->scenarios[k]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void emit_meta(const struct args *a)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+	struct rtb_json *j = rtb_record_begin("meta", NULL);
+
+	rtb_json_kstr(j, "tool", "rtbench-core");
+	rtb_json_kstr(j, "core_version", RTB_CORE_VERSION);
+	rtb_json_kstr(j, "port", info->port);
+	rtb_json_kstr(j, "os", info->os);
+	rtb_json_kstr(j, "os_release", info->os_release);
+	rtb_json_kstr(j, "libc", info->libc);
+	rtb_json_kstr(j, "arch", info->arch);
+	rtb_json_key(j, "build");
+	rtb_json_obj_begin(j);
+#ifdef __VERSION__
+	rtb_json_kstr(j, "compiler", __VERSION__);
+#endif
+#ifdef RTB_BUILD_TYPE
+	rtb_json_kstr(j, "type", RTB_BUILD_TYPE);
+#endif
+#ifdef RTB_BUILD_FLAGS
+	rtb_json_kstr(j, "flags", RTB_BUILD_FLAGS);
+#endif
+	rtb_json_obj_end(j);
+	rtb_json_key(j, "counter");
+	rtb_json_obj_begin(j);
+	rtb_json_kstr(j, "name", info->counter);
+	rtb_json_ku64(j, "hz", rtb_timing.hz);
+	rtb_json_kdbl(j, "ns_per_tick", rtb_timing.hz ? 1e9 / (double)rtb_timing.hz : 0.0);
+	rtb_json_kstr(j, "note", info->counter_note);
+	rtb_json_obj_end(j);
+	rtb_json_ku64(j, "overhead_ticks", rtb_timing.overhead_ticks);
+	rtb_json_kstr(j, "overhead_source", rtb_timing.overhead_given ? "given" : "calibrated");
+	rtb_json_kstr(j, "profile", rtb_profile_name(a->profile));
+	rtb_json_ki64(j, "cpu", info->cpu);
+	rtb_json_ki64(j, "cpu_count", info->cpu_count);
+	rtb_json_ki64(j, "prio_max", info->prio_max);
+	rtb_json_kbool(j, "realtime", (info->caps & RTB_CAP_REALTIME) != 0);
+	rtb_json_kbool(j, "memory_locked", (info->caps & RTB_CAP_MEMORY_LOCKED) != 0);
+	rtb_json_kstr(j, "irq_source", info->irq_source);
+	rtb_json_kstr(j, "degraded", info->degraded);
+	emit_caps(j, "caps", info->caps);
+	rtb_json_ku64(j, "raw_max", a->raw_max);
+	rtb_json_key(j, "options");
+	rtb_json_obj_begin(j);
+	for (uint32_t i = 0; i < a->noptions; i++)
+		rtb_json_kstr(j, a->options[i].key, a->options[i].value);
+	rtb_json_obj_end(j);
+	rtb_record_end(j);
+}
+
+static void emit_catalog(void)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+
+	for (uint32_t i = 0; i < rtb_scenario_count; i++) {
+		const struct rtb_scenario *s = rtb_scenarios[i];
+		if (s == NULL)
+			continue;
+		struct rtb_json *j = rtb_record_begin("catalog", s->name);
+		rtb_json_key(j, "ids");
+		rtb_json_arr_begin(j);
+		for (uint32_t k = 0; k < RTB_SCENARIO_IDS_MAX && s->ids[k].id != NULL; k++) {
+			rtb_json_obj_begin(j);
+			rtb_json_kstr(j, "id", s->ids[k].id);
+			rtb_json_kstr(j, "label", s->ids[k].label);
+			rtb_json_obj_end(j);
+		}
+		rtb_json_arr_end(j);
+		rtb_json_kstr(j, "summary", s->summary);
+		rtb_json_key(j, "estimate_ms");
+		rtb_json_obj_begin(j);
+		for (unsigned p = 0; p < RTB_PROFILE_COUNT; p++)
+			rtb_json_ku64(j, profile_names[p], s->estimate_ms[p]);
+		rtb_json_obj_end(j);
+		rtb_json_key(j, "deadline_ms");
+		rtb_json_obj_begin(j);
+		for (unsigned p = 0; p < RTB_PROFILE_COUNT; p++)
+			rtb_json_ku64(j, profile_names[p], s->deadline_ms[p]);
+		rtb_json_obj_end(j);
+		emit_caps(j, "needs", s->caps);
+		const char *missing = first_missing_cap(s->caps, info->caps);
+		rtb_json_kbool(j, "supported", missing == NULL);
+		rtb_record_end(j);
+	}
+}
+
+int rtb_main(int argc, char **argv)
+{
+	static struct args a;
+
+	if (!parse_args(&a, argc, argv)) {
+		rtb_emit_log(NULL, "error", "%s", a.error);
+		return 2;
+	}
+	int rc = rtb_port_init(&a.port);
+	if (rc != RTB_OK) {
+		rtb_emit_log(NULL, "error", "the port could not start: %s%s%s",
+			     rtb_port_strerror(rc), rtb_port_info()->degraded[0] ? ": " : "",
+			     rtb_port_info()->degraded);
+		return rc == RTB_E_INVALID ? 2 : 1;
+	}
+	rtb_timing.hz = rtb_port_counter_hz();
+	if (a.overhead_given) {
+		rtb_timing.overhead_ticks = a.overhead_ticks;
+		rtb_timing.overhead_given = true;
+	} else {
+		rtb_timing.overhead_ticks = rtb_timing_measure_overhead(30000);
+	}
+	emit_meta(&a);
+	if (a.list) {
+		emit_catalog();
+	} else {
+		uint64_t t0 = rtb_port_counter_read();
+		for (uint32_t i = 0; i < a.nscenarios; i++)
+			rtb_run_scenario(rtb_scenario_find(a.scenarios[i]), a.profile, a.raw_max,
+					 a.options, a.noptions);
+		emit_end("run", NULL, "complete", NULL, rtb_port_counter_read() - t0);
+	}
+	rtb_port_fini();
+	return 0;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Counter overhead and tick conversion.
+ *
+ * The overhead is the minimum of many back-to-back counter read pairs: the
+ * smallest interval the counter can report between two timestamps. Every
+ * timed sample subtracts it (see rtb_recorder_add_interval()).
+ */
+#include "rtb/core.h"
+
+struct rtb_timing rtb_timing;
+
+uint64_t rtb_timing_measure_overhead(uint32_t samples)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (uint32_t i = 0; i < samples; i++) {
+		uint64_t t0 = rtb_port_counter_read();
+		uint64_t t1 = rtb_port_counter_read();
+		uint64_t d = t1 - t0;
+		if (d < best)
+			best = d;
+	}
+	return best == UINT64_MAX ? 0 : best;
+}
+
+/* ticks * 1e9 / hz without overflow for any tick count below 2^64. */
+uint64_t rtb_ticks_to_ns(uint64_t ticks)
+{
+	uint64_t hz = rtb_timing.hz != 0 ? rtb_timing.hz : 1000000000u;
+	uint64_t whole = ticks / hz;
+	uint64_t rest = ticks % hz;
+
+	return whole * 1000000000u + (uint64_t)((double)rest * 1e9 / (double)hz);
+}
+
+uint64_t rtb_ns_to_ticks(uint64_t ns)
+{
+	uint64_t hz = rtb_timing.hz != 0 ? rtb_timing.hz : 1000000000u;
+	uint64_t whole = ns / 1000000000u;
+	uint64_t rest = ns % 1000000000u;
+
+	return whole * hz + (uint64_t)((double)rest * (double)hz / 1e9);
+}

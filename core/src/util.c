@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * String, formatting and arithmetic helpers. The core links no C library of
+ * its own, so these stand in for the few libc functions it needs.
+ */
+#include "rtb/core.h"
+
+size_t rtb_strlen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] != '\0')
+		n++;
+	return n;
+}
+
+int rtb_strcmp(const char *a, const char *b)
+{
+	while (*a != '\0' && *a == *b) {
+		a++;
+		b++;
+	}
+	return (int)(unsigned char)*a - (int)(unsigned char)*b;
+}
+
+bool rtb_str_starts(const char *s, const char *prefix)
+{
+	while (*prefix != '\0') {
+		if (*s++ != *prefix++)
+			return false;
+	}
+	return true;
+}
+
+void rtb_memset(void *p, int c, size_t n)
+{
+	volatile unsigned char *d = p;
+
+	while (n-- > 0)
+		*d++ = (unsigned char)c;
+}
+
+void rtb_memcpy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	while (n-- > 0)
+		*d++ = *s++;
+}
+
+bool rtb_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == NULL || *s == '\0')
+		return false;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		uint64_t digit = (uint64_t)(*s - '0');
+		if (v > (UINT64_MAX - digit) / 10)
+			return false;
+		v = v * 10 + digit;
+	}
+	*out = v;
+	return true;
+}
+
+/* ---- formatter ---------------------------------------------------------- */
+
+struct out {
+	char *buf;
+	size_t len;
+	size_t pos;
+};
+
+static void out_char(struct out *o, char c)
+{
+	if (o->pos + 1 < o->len)
+		o->buf[o->pos++] = c;
+}
+
+static void out_str(struct out *o, const char *s)
+{
+	if (s == NULL)
+		s = "(null)";
+	while (*s != '\0')
+		out_char(o, *s++);
+}
+
+static void out_unsigned(struct out *o, uint64_t v, unsigned base, int width, char pad)
+{
+	char digits[24];
+	int n = 0;
+
+	do {
+		unsigned d = (unsigned)(v % base);
+		digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		v /= base;
+	} while (v != 0);
+	for (int i = n; i < width; i++)
+		out_char(o, pad);
+	while (n > 0)
+		out_char(o, digits[--n]);
+}
+
+size_t rtb_vfmt(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	struct out o = {buf, len, 0};
+
+	if (len == 0)
+		return 0;
+	for (; *fmt != '\0'; fmt++) {
+		if (*fmt != '%') {
+			out_char(&o, *fmt);
+			continue;
+		}
+		fmt++;
+		char pad = ' ';
+		int width = 0;
+		if (*fmt == '0') {
+			pad = '0';
+			fmt++;
+		}
+		while (*fmt >= '0' && *fmt <= '9')
+			width = width * 10 + (*fmt++ - '0');
+		int longs = 0;
+		bool size = false;
+		while (*fmt == 'l') {
+			longs++;
+			fmt++;
+		}
+		if (*fmt == 'z') {
+			size = true;
+			fmt++;
+		}
+		switch (*fmt) {
+		case '%':
+			out_char(&o, '%');
+			break;
+		case 'c':
+			out_char(&o, (char)va_arg(ap, int));
+			break;
+		case 's':
+			out_str(&o, va_arg(ap, const char *));
+			break;
+		case 'd':
+		case 'i': {
+			int64_t v;
+			if (size)
+				v = (int64_t)va_arg(ap, long);
+			else if (longs >= 2)
+				v = va_arg(ap, long long);
+			else if (longs == 1)
+				v = va_arg(ap, long);
+			else
+				v = va_arg(ap, int);
+			if (v < 0) {
+				out_char(&o, '-');
+				out_unsigned(&o, (uint64_t)0 - (uint64_t)v, 10, width - 1, pad);
+			} else {
+				out_unsigned(&o, (uint64_t)v, 10, width, pad);
+			}
+			break;
+		}
+		case 'u':
+		case 'x': {
+			uint64_t v;
+			if (size)
+				v = va_arg(ap, size_t);
+			else if (longs >= 2)
+				v = va_arg(ap, unsigned long long);
+			else if (longs == 1)
+				v = va_arg(ap, unsigned long);
+			else
+				v = va_arg(ap, unsigned int);
+			out_unsigned(&o, v, *fmt == 'x' ? 16 : 10, width, pad);
+			break;
+		}
+		case '\0':
+			fmt--; /* trailing '%': stop at the terminator */
+			break;
+		default:
+			out_char(&o, '%');
+			out_char(&o, *fmt);
+			break;
+		}
+	}
+	o.buf[o.pos] = '\0';
+	return o.pos;
+}
+
+size_t rtb_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	size_t n = rtb_vfmt(buf, len, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+double rtb_sqrt(double x)
+{
+	if (!(x > 0.0))
+		return 0.0;
+	/* Newton's iteration from a power-of-two start converges in < 64 steps
+	 * for any finite double; stop when it no longer moves. */
+	double r = x >= 1.0 ? x : 1.0;
+	while (r * r > 4.0 * x)
+		r *= 0.5;
+	for (int i = 0; i < 200; i++) {
+		double next = 0.5 * (r + x / r);
+		if (next == r)
+			break;
+		r = next;
+	}
+	return r;
+}
+
+/* ---- 128-bit accumulator ------------------------------------------------ */
+
+void rtb_u128_add(struct rtb_u128 *acc, uint64_t v)
+{
+	uint64_t lo = acc->lo + v;
+
+	acc->hi += lo < acc->lo;
+	acc->lo = lo;
+}
+
+void rtb_u128_add_square(struct rtb_u128 *acc, uint64_t v)
+{
+	/* 64 x 64 -> 128 multiply from 32-bit halves, portable to any C11
+	 * compiler (no __int128 on 32-bit targets). */
+	uint64_t a = v & 0xffffffffu, b = v >> 32;
+	uint64_t aa = a * a, ab = a * b, bb = b * b;
+	uint64_t mid = ab << 1;	       /* may lose bit 64 of 2ab */
+	uint64_t mid_carry = ab >> 63; /* that bit */
+	uint64_t lo = aa + (mid << 32);
+	uint64_t hi = bb + (mid >> 32) + (mid_carry << 32) + (lo < aa);
+	uint64_t sum_lo = acc->lo + lo;
+
+	acc->hi += hi + (sum_lo < acc->lo);
+	acc->lo = sum_lo;
+}
+
+double rtb_u128_to_double(struct rtb_u128 v)
+{
+	return (double)v.hi * 18446744073709551616.0 + (double)v.lo;
+}
+
+void rtb_u128_to_dec(struct rtb_u128 v, char *buf)
+{
+	char digits[40];
+	int n = 0;
+
+	do {
+		/* Divide the 128-bit value by 10 in 32-bit limbs. */
+		uint32_t limbs[4] = {(uint32_t)(v.hi >> 32), (uint32_t)v.hi, (uint32_t)(v.lo >> 32),
+				     (uint32_t)v.lo};
+		uint64_t rem = 0;
+		for (int i = 0; i < 4; i++) {
+			uint64_t cur = (rem << 32) | limbs[i];
+			limbs[i] = (uint32_t)(cur / 10);
+			rem = cur % 10;
+		}
+		v.hi = ((uint64_t)limbs[0] << 32) | limbs[1];
+		v.lo = ((uint64_t)limbs[2] << 32) | limbs[3];
+		digits[n++] = (char)('0' + rem);
+	} while (v.hi != 0 || v.lo != 0);
+	int i = 0;
+	while (n > 0)
+		buf[i++] = digits[--n];
+	buf[i] = '\0';
+}

@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rtbench POSIX port (Linux, glibc or musl).
+ *
+ * Design. Every scenario thread is a pthread created with an explicit
+ * SCHED_FIFO (or SCHED_RR) policy and pinned with its attributes to the
+ * measurement CPU (default: the last CPU this process may use), so priority
+ * semantics are those of a uniprocessor RTOS. Relative priority 0 maps to
+ * native priority 1 and prio_max to native max-2: the two highest native
+ * levels stay free for the system's own watchdogs. The thread that calls
+ * rtb_port_init() is pinned and raised to relative 0 as well. Memory is
+ * locked with mlockall(MCL_CURRENT | MCL_FUTURE), malloc is told never to
+ * trim or mmap (so freed memory stays resident), and the stack is prefaulted.
+ * Without the privilege for either, the port runs anyway under SCHED_OTHER
+ * and says so in info->degraded; priorities are then only recorded.
+ *
+ * Counter: the TSC on x86-64, read between LFENCEs, used only when CPUID
+ * reports it invariant and the kernel still lists it as a clocksource; its
+ * frequency is measured against CLOCK_MONOTONIC_RAW over 100 ms with
+ * bracketed reads. AArch64 uses CNTVCT_EL0 at the frequency CNTFRQ_EL0
+ * gives. Anywhere else, or when the TSC is refused, CLOCK_MONOTONIC_RAW.
+ *
+ * Threads start through a wrapper that records the kernel thread id and, for
+ * threads created suspended, waits on a gate semaphore. Suspend/resume of the
+ * calling thread is a per-thread semaphore; suspending another thread is not
+ * possible in POSIX (no RTB_CAP_SUSPEND_OTHER). Deleting a live thread is
+ * pthread_cancel() + pthread_join(), which works for threads blocked in a
+ * semaphore, queue or sleep (cancellation points), not in a mutex.
+ *
+ * Semaphores are sem_t (Linux futex wake-ups go to the highest-priority
+ * real-time waiter first); mutexes are pthread mutexes with
+ * PTHREAD_PRIO_NONE / INHERIT / PROTECT; message queues are kernel POSIX
+ * queues (mq_open, unlinked at once); event flags are emulated with a
+ * priority-inheritance mutex and a condition variable (RTB_CAP_EVT_EMULATED).
+ *
+ * Interrupts: there is no interrupt controller in user space, so the
+ * "interrupt" is a POSIX timer (CLOCK_MONOTONIC, hrtimer based, not
+ * synchronised with the tick) whose expiry sends a real-time signal to one
+ * thread (SIGEV_THREAD_ID); the handler is the signal handler, and waking a
+ * thread from it uses sem_post(), which is async-signal-safe. Periodic mode
+ * counts lost expirations with timer_getoverrun().
+ */
+#include "port_posix.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
+
+struct posix_state posix;
+int rtb_posix_counter_use_fallback;
+static struct utsname uts;
+
+/* ---- helpers ------------------------------------------------------------- */
+
+int posix_error(int err)
+{
+	switch (err) {
+	case 0:
+		return RTB_OK;
+	case ENOMEM:
+	case ENOSPC:
+	case EMFILE:
+	case ENFILE:
+		return RTB_E_NOMEM;
+	case EAGAIN:
+		return RTB_E_AGAIN;
+	case EINVAL:
+	case ERANGE:
+		return RTB_E_INVALID;
+	case ETIMEDOUT:
+		return RTB_E_TIMEOUT;
+	case EPERM:
+	case EACCES:
+		return RTB_E_PERM;
+	case EBUSY:
+		return RTB_E_BUSY;
+	case EDEADLK:
+		return RTB_E_DEADLOCK;
+	case ENOSYS:
+	case ENOTSUP:
+		return RTB_E_UNSUPPORTED;
+	default:
+		return RTB_E_OS;
+	}
+}
+
+const char *rtb_port_strerror(int err)
+{
+	switch (err) {
+	case RTB_OK:
+		return "ok";
+	case RTB_E_UNSUPPORTED:
+		return "not supported";
+	case RTB_E_NOMEM:
+		return "out of memory or OS objects";
+	case RTB_E_INVALID:
+		return "invalid argument";
+	case RTB_E_TIMEOUT:
+		return "timed out";
+	case RTB_E_PERM:
+		return "not permitted";
+	case RTB_E_AGAIN:
+		return "would block";
+	case RTB_E_BUSY:
+		return "busy";
+	case RTB_E_DEADLOCK:
+		return "deadlock";
+	default:
+		return "operating system error";
+	}
+}
+
+void posix_degrade(const char *sentence)
+{
+	size_t used = strlen(posix.degraded);
+
+	snprintf(posix.degraded + used, sizeof(posix.degraded) - used, "%s%s", used > 0 ? " " : "",
+		 sentence);
+}
+
+int posix_native_prio(int rel)
+{
+	if (rel < 0 || rel > posix.info.prio_max)
+		return -1;
+	return posix.native_min + rel;
+}
+
+int posix_relative_prio(int native)
+{
+	return native - posix.native_min;
+}
+
+int posix_pin_attr(pthread_attr_t *attr)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(posix.cpu, &set);
+	return pthread_attr_setaffinity_np(attr, sizeof(set), &set);
+}
+
+unsigned long long posix_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+pid_t posix_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+uint64_t rtb_posix_counter_fallback(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return false;
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return true;
+}
+
+/* ---- counter ------------------------------------------------------------- */
+
+#if defined(__x86_64__)
+static bool tsc_invariant(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return false;
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	return (d & (1u << 8)) != 0;
+}
+
+static bool tsc_listed_by_kernel(void)
+{
+	char buf[512];
+
+	if (!read_file("/sys/devices/system/clocksource/clocksource0/available_clocksource", buf,
+		       sizeof(buf)))
+		return true; /* cannot tell; CPUID already vouched for it */
+	return strstr(buf, "tsc") != NULL;
+}
+
+/* One (counter, raw ns) pair whose reads are as close together as possible. */
+static void bracketed_pair(uint64_t *ticks, uint64_t *ns)
+{
+	uint64_t best_width = UINT64_MAX;
+
+	for (int i = 0; i < 16; i++) {
+		uint64_t a = rtb_port_counter_read();
+		uint64_t t = rtb_posix_counter_fallback();
+		uint64_t b = rtb_port_counter_read();
+		if (b - a < best_width) {
+			best_width = b - a;
+			*ticks = a + (b - a) / 2;
+			*ns = t;
+		}
+	}
+}
+
+static uint64_t measure_tsc_hz(void)
+{
+	uint64_t t0, n0, t1, n1;
+	struct timespec pause = {0, 100 * 1000 * 1000};
+
+	bracketed_pair(&t0, &n0);
+	nanosleep(&pause, NULL);
+	bracketed_pair(&t1, &n1);
+	if (n1 <= n0)
+		return 0;
+	return (uint64_t)((double)(t1 - t0) * 1e9 / (double)(n1 - n0) + 0.5);
+}
+#endif
+
+static void counter_init(const struct rtb_port_config *cfg)
+{
+	posix.info.counter = "clock_monotonic_raw";
+	posix.info.counter_hz = 1000000000u;
+	rtb_posix_counter_use_fallback = 1;
+#if defined(__x86_64__)
+	if (!tsc_invariant()) {
+		snprintf(posix.counter_note, sizeof(posix.counter_note),
+			 "TSC refused: CPUID does not report an invariant TSC; using "
+			 "CLOCK_MONOTONIC_RAW (a system call or vDSO read per timestamp)");
+	} else if (!tsc_listed_by_kernel()) {
+		snprintf(posix.counter_note, sizeof(posix.counter_note),
+			 "TSC refused: the kernel marked it unstable (not in "
+			 "available_clocksource); using CLOCK_MONOTONIC_RAW");
+	} else {
+		rtb_posix_counter_use_fallback = 0;
+		posix.info.counter = "tsc";
+		if (cfg->counter_hz != 0) {
+			posix.info.counter_hz = cfg->counter_hz;
+			snprintf(posix.counter_note, sizeof(posix.counter_note),
+				 "invariant TSC read with LFENCE;RDTSC;LFENCE; frequency given "
+				 "by the caller (measured earlier in this run)");
+		} else {
+			posix.info.counter_hz = measure_tsc_hz();
+			snprintf(posix.counter_note, sizeof(posix.counter_note),
+				 "invariant TSC read with LFENCE;RDTSC;LFENCE; frequency "
+				 "measured against CLOCK_MONOTONIC_RAW over 100 ms");
+		}
+	}
+#elif defined(__aarch64__)
+	uint64_t frq;
+	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(frq));
+	rtb_posix_counter_use_fallback = 0;
+	posix.info.counter = "cntvct";
+	posix.info.counter_hz = frq;
+	snprintf(posix.counter_note, sizeof(posix.counter_note),
+		 "ARM generic timer CNTVCT_EL0 after ISB; frequency from CNTFRQ_EL0");
+#else
+	snprintf(posix.counter_note, sizeof(posix.counter_note),
+		 "no CPU counter supported on this architecture; CLOCK_MONOTONIC_RAW");
+#endif
+	posix.info.counter_note = posix.counter_note;
+}
+
+/* ---- init ------------------------------------------------------------------ */
+
+static int choose_cpu(int wanted)
+{
+	cpu_set_t allowed;
+	int last = -1;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (CPU_ISSET(c, &allowed))
+			last = c;
+	}
+	if (wanted < 0)
+		return last;
+	if (wanted >= CPU_SETSIZE || !CPU_ISSET(wanted, &allowed))
+		return -1;
+	return wanted;
+}
+
+static void prefault_stack(void)
+{
+	volatile char block[256 * 1024];
+
+	for (size_t i = 0; i < sizeof(block); i += 4096)
+		block[i] = 0;
+}
+
+static void memory_init(const struct rtb_port_config *cfg)
+{
+	if (!cfg->lock_memory) {
+		posix_degrade("Memory is not locked (--no-mlock): page faults may add latency.");
+		return;
+	}
+	/* Keep freed memory resident so later allocations do not fault. */
+	mallopt(M_TRIM_THRESHOLD, -1);
+	mallopt(M_MMAP_MAX, 0);
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
+		posix_degrade("Memory could not be locked (mlockall failed: raise "
+			      "RLIMIT_MEMLOCK or run as root); page faults may add latency.");
+		return;
+	}
+	prefault_stack();
+	posix.info.caps |= RTB_CAP_MEMORY_LOCKED;
+}
+
+static void scheduling_init(const struct rtb_port_config *cfg)
+{
+	int max = sched_get_priority_max(SCHED_FIFO);
+	int min = sched_get_priority_min(SCHED_FIFO);
+
+	posix.native_min = min;
+	posix.info.prio_max = max - 2 - min; /* keep two top levels free */
+	if (!cfg->realtime) {
+		posix_degrade("Real-time scheduling was switched off (--no-realtime): "
+			      "threads run under SCHED_OTHER and priorities are not applied.");
+		return;
+	}
+	struct sched_param sp = {.sched_priority = posix.native_min};
+	int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (err != 0) {
+		posix_degrade("SCHED_FIFO was refused (needs root or CAP_SYS_NICE, or an "
+			      "RLIMIT_RTPRIO): threads run under SCHED_OTHER and "
+			      "priorities are not applied.");
+		return;
+	}
+	posix.realtime = true;
+	posix.info.caps |= RTB_CAP_REALTIME | RTB_CAP_POLICY_RR;
+}
+
+int rtb_port_init(const struct rtb_port_config *cfg)
+{
+	memset(&posix, 0, sizeof(posix));
+	uname(&uts);
+	posix.info.port = "posix";
+	posix.info.os = uts.sysname;
+	snprintf(posix.os_release, sizeof(posix.os_release), "%s %s", uts.release, uts.version);
+	posix.info.os_release = posix.os_release;
+	posix.info.arch = uts.machine;
+#if defined(__GLIBC__)
+	snprintf(posix.libc, sizeof(posix.libc), "glibc %s", gnu_get_libc_version());
+#else
+	snprintf(posix.libc, sizeof(posix.libc), "non-glibc (musl or other)");
+#endif
+	posix.info.libc = posix.libc;
+	posix.info.irq_source = "POSIX timer (CLOCK_MONOTONIC) delivering a real-time signal "
+				"to one thread; handler = signal handler; wake-up = sem_post";
+	posix.info.degraded = posix.degraded;
+	posix.info.cpu_count = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	posix.main_tid = posix_gettid();
+	sem_init(&posix.main_suspend, 0, 0);
+
+	posix.cpu = choose_cpu(cfg->cpu);
+	posix.info.cpu = posix.cpu;
+	if (posix.cpu < 0) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "CPU %d is not online or not allowed for this process.",
+			 cfg->cpu);
+		posix_degrade(msg);
+		posix.info.cpu = cfg->cpu;
+		return RTB_E_INVALID;
+	}
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(posix.cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) == 0)
+		posix.info.caps |= RTB_CAP_PINNING;
+	else
+		posix_degrade("Threads could not be pinned to the measurement CPU.");
+
+	memory_init(cfg);
+	scheduling_init(cfg);
+	posix.info.caps |= RTB_CAP_MUTEX_INHERIT | RTB_CAP_MUTEX_CEILING | RTB_CAP_MQ |
+			   RTB_CAP_EVT | RTB_CAP_EVT_EMULATED | RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC |
+			   RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE;
+#if defined(__x86_64__) || defined(__aarch64__)
+	posix.info.caps |= RTB_CAP_CACHE_FLUSH;
+#endif
+	posix_thread_preload();
+	counter_init(cfg);
+	return RTB_OK;
+}
+
+void rtb_port_fini(void)
+{
+	fflush(stdout);
+}
+
+const struct rtb_port_info *rtb_port_info(void)
+{
+	return &posix.info;
+}
+
+uint64_t rtb_port_counter_hz(void)
+{
+	return posix.info.counter_hz;
+}
+
+/* ---- properties ----------------------------------------------------------- */
+
+static int config_value(const char *name, char *buf, size_t len)
+{
+	char path[300], line[256];
+	size_t nlen = strlen(name);
+
+	snprintf(path, sizeof(path), "/boot/config-%s", uts.release);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return RTB_E_UNSUPPORTED;
+	int rc = RTB_E_UNSUPPORTED;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, name, nlen) == 0 && line[nlen] == '=') {
+			snprintf(buf, len, "%s", line + nlen + 1);
+			buf[strcspn(buf, "\n")] = '\0';
+			rc = RTB_OK;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+int rtb_port_property(const char *key, char *buf, size_t len)
+{
+	if (len == 0)
+		return RTB_E_INVALID;
+	if (strcmp(key, "tick_hz_config") == 0)
+		return config_value("CONFIG_HZ", buf, len);
+	if (strcmp(key, "no_hz") == 0) {
+		char v[32];
+		if (config_value("CONFIG_NO_HZ_FULL", v, sizeof(v)) == RTB_OK)
+			snprintf(buf, len, "full");
+		else if (config_value("CONFIG_NO_HZ_IDLE", v, sizeof(v)) == RTB_OK)
+			snprintf(buf, len, "idle");
+		else if (config_value("CONFIG_HZ_PERIODIC", v, sizeof(v)) == RTB_OK)
+			snprintf(buf, len, "periodic");
+		else
+			return RTB_E_UNSUPPORTED;
+		return RTB_OK;
+	}
+	if (strcmp(key, "timer_resolution_ns") == 0) {
+		struct timespec res;
+		if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
+			return RTB_E_OS;
+		snprintf(buf, len, "%lld", (long long)res.tv_sec * 1000000000ll + res.tv_nsec);
+		return RTB_OK;
+	}
+	if (strcmp(key, "rr_timeslice_ms") == 0)
+		return read_file("/proc/sys/kernel/sched_rr_timeslice_ms", buf, len)
+			       ? RTB_OK
+			       : RTB_E_UNSUPPORTED;
+	if (strcmp(key, "rr_interval_ns") == 0) {
+		struct timespec ts;
+		if (sched_rr_get_interval(0, &ts) != 0)
+			return RTB_E_OS;
+		snprintf(buf, len, "%lld", (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec);
+		return RTB_OK;
+	}
+	if (strcmp(key, "clocksource") == 0)
+		return read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+				 buf, len)
+			       ? RTB_OK
+			       : RTB_E_UNSUPPORTED;
+	if (strcmp(key, "preemption") == 0) {
+		char mode[128];
+		if (read_file("/sys/kernel/debug/sched/preempt", mode, sizeof(mode)))
+			snprintf(buf, len, "%s", mode);
+		else
+			snprintf(buf, len, "%s", uts.version);
+		return RTB_OK;
+	}
+	return RTB_E_UNSUPPORTED;
+}
+
+/* ---- time ------------------------------------------------------------------ */
+
+uint64_t rtb_port_time_ns(void)
+{
+	return posix_now_ns();
+}
+
+int rtb_port_sleep_until_ns(uint64_t deadline_ns)
+{
+	struct timespec ts = {(time_t)(deadline_ns / 1000000000u),
+			      (long)(deadline_ns % 1000000000u)};
+	int err;
+
+	do {
+		err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	} while (err == EINTR);
+	return posix_error(err);
+}
+
+int rtb_port_sleep_ns(uint64_t duration_ns)
+{
+	struct timespec ts = {(time_t)(duration_ns / 1000000000u),
+			      (long)(duration_ns % 1000000000u)};
+	int err;
+
+	while ((err = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts)) == EINTR)
+		;
+	return posix_error(err);
+}
+
+void rtb_port_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("pause" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+void *rtb_port_mem_alloc(size_t bytes)
+{
+	return malloc(bytes);
+}
+
+void rtb_port_mem_free(void *p)
+{
+	free(p);
+}
+
+static uint64_t status_field(const char *name)
+{
+	char line[256];
+	size_t nlen = strlen(name);
+	uint64_t v = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, name, nlen) == 0 && line[nlen] == ':') {
+			v = strtoull(line + nlen + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+int rtb_port_mem_usage(struct rtb_mem_usage *out)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long size = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f == NULL)
+		return RTB_E_UNSUPPORTED;
+	if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	out->resident_bytes = resident * (uint64_t)page;
+#if defined(__GLIBC__)
+	struct mallinfo2 mi = mallinfo2();
+	out->heap_used_bytes = mi.uordblks + mi.hblkhd;
+#else
+	out->heap_used_bytes = 0;
+#endif
+	out->threads = status_field("Threads");
+	out->handles = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (d != NULL) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] != '.')
+				out->handles++;
+		}
+		closedir(d);
+		if (out->handles > 0)
+			out->handles--; /* the directory stream itself */
+	}
+	return RTB_OK;
+}
+
+int rtb_port_cache_flush(const void *p, size_t bytes)
+{
+#if defined(__x86_64__)
+	const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+	const char *end = (const char *)p + bytes;
+	for (; c < end; c += 64)
+		__asm__ __volatile__("clflush (%0)" ::"r"(c) : "memory");
+	__asm__ __volatile__("mfence" ::: "memory");
+	return RTB_OK;
+#elif defined(__aarch64__)
+	const char *c = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+	const char *end = (const char *)p + bytes;
+	for (; c < end; c += 64)
+		__asm__ __volatile__("dc civac, %0" ::"r"(c) : "memory");
+	__asm__ __volatile__("dsb ish" ::: "memory");
+	return RTB_OK;
+#else
+	(void)p;
+	(void)bytes;
+	return RTB_E_UNSUPPORTED;
+#endif
+}
+
+/* ---- console --------------------------------------------------------------- */
+
+int rtb_port_console_write(const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(STDOUT_FILENO, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return posix_error(errno);
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return RTB_OK;
+}

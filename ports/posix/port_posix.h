@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* POSIX port: state shared between the port's files. */
+#ifndef RTB_PORT_POSIX_H
+#define RTB_PORT_POSIX_H
+
+#define _GNU_SOURCE 1
+
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "rtb_port.h"
+
+struct posix_state {
+	struct rtb_port_info info;
+	int cpu;
+	bool realtime;	    /* SCHED_FIFO/RR granted */
+	int native_min;	    /* native priority of relative 0 */
+	pid_t main_tid;	    /* thread that called rtb_port_init() */
+	sem_t main_suspend; /* suspend_self() of the main thread */
+	char os_release[160];
+	char libc[64];
+	char counter_note[256];
+	char degraded[512];
+};
+
+extern struct posix_state posix;
+
+/* errno value -> RTB_E_* */
+int posix_error(int err);
+/* Append a sentence to posix.degraded. */
+void posix_degrade(const char *sentence);
+/* Native priority of a relative one; -1 if out of range. */
+int posix_native_prio(int rel);
+int posix_relative_prio(int native);
+/* Pin a thread attribute / the calling thread to the measurement CPU. */
+int posix_pin_attr(pthread_attr_t *attr);
+/* Nanoseconds of CLOCK_MONOTONIC. */
+unsigned long long posix_now_ns(void);
+/* Kernel thread id of the caller. */
+pid_t posix_gettid(void);
+
+/* thread.c */
+int posix_thread_tid(struct rtb_thread *t, pid_t *tid);
+void posix_thread_preload(void);
+
+#endif

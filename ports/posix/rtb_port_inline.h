@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * POSIX port: the inlined counter read (see port.c for the design).
+ *
+ * x86-64: RDTSC fenced on both sides with LFENCE, so the read is not moved
+ * across earlier or later instructions (CPUID would serialise fully but
+ * traps to the hypervisor on virtual machines, costing microseconds).
+ * AArch64: ISB then CNTVCT_EL0. Elsewhere, or when the TSC is refused at
+ * start-up, CLOCK_MONOTONIC_RAW through an out-of-line call.
+ *
+ * This header is included by the core, which may not include OS headers, so
+ * it declares what it needs itself.
+ */
+#ifndef RTB_PORT_INLINE_H
+#define RTB_PORT_INLINE_H
+
+#include <stdint.h>
+
+/* Out-of-line fallback (port.c): CLOCK_MONOTONIC_RAW in nanoseconds. */
+uint64_t rtb_posix_counter_fallback(void);
+/* Set at start-up: use the fallback clock instead of the CPU counter. */
+extern int rtb_posix_counter_use_fallback;
+
+#if defined(__x86_64__)
+static inline uint64_t rtb_port_counter_read(void)
+{
+	uint32_t lo, hi;
+
+	if (__builtin_expect(rtb_posix_counter_use_fallback, 0))
+		return rtb_posix_counter_fallback();
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+#elif defined(__aarch64__)
+static inline uint64_t rtb_port_counter_read(void)
+{
+	uint64_t v;
+
+	if (__builtin_expect(rtb_posix_counter_use_fallback, 0))
+		return rtb_posix_counter_fallback();
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v)::"memory");
+	return v;
+}
+#else
+static inline uint64_t rtb_port_counter_read(void)
+{
+	return rtb_posix_counter_fallback();
+}
+#endif
+
+#endif /* RTB_PORT_INLINE_H */

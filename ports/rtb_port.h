@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rtbench port contract.
+ *
+ * This header is the only way the portable core reaches the operating system.
+ * A port implements every function declared here (returning RTB_E_UNSUPPORTED
+ * where the OS lacks a service, and clearing the matching RTB_CAP_* flag) and
+ * supplies a header named "rtb_port_inline.h" on its include path that defines
+ *
+ *     static inline uint64_t rtb_port_counter_read(void);
+ *
+ * (the cycle counter read, inlined because its cost is what CAL-P-TRC
+ * measures) and the integer macro RTB_PORT_COUNTER_NAME_STR.
+ *
+ * Conventions:
+ *  - Every function that can fail returns 0 (RTB_OK) or a negative RTB_E_*
+ *    code. Ports translate native errors; they never return errno values.
+ *  - Priorities are relative: 0 is the lowest priority a scenario may use and
+ *    higher numbers are more urgent, up to rtb_port_info()->prio_max. The
+ *    port maps them onto native priorities and keeps a band above prio_max
+ *    free for its own watchdog if it needs one.
+ *  - Every thread a port creates runs on the measurement CPU given to
+ *    rtb_port_init(), so scenarios see uniprocessor scheduling.
+ *  - Functions marked "IRQ-safe" may be called from an interrupt handler.
+ */
+#ifndef RTB_PORT_H
+#define RTB_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- error codes ------------------------------------------------------- */
+
+enum rtb_error {
+	RTB_OK = 0,
+	RTB_E_UNSUPPORTED = -1, /* the OS (or this port) lacks the service */
+	RTB_E_NOMEM = -2,	/* out of memory or of OS objects */
+	RTB_E_INVALID = -3,	/* bad argument */
+	RTB_E_TIMEOUT = -4,	/* a timed wait expired */
+	RTB_E_PERM = -5,	/* not permitted (privileges) */
+	RTB_E_AGAIN = -6,	/* would block (try variants), count limit */
+	RTB_E_BUSY = -7,	/* object in use (delete of a held mutex, ...) */
+	RTB_E_DEADLOCK = -8,	/* the OS detected a deadlock */
+	RTB_E_OS = -9,		/* any other native failure */
+};
+
+/* Short English name of an error code, for log records. */
+const char *rtb_port_strerror(int err);
+
+/* ---- capabilities and platform description --------------------------- */
+
+enum rtb_cap {
+	RTB_CAP_REALTIME = 1u << 0,	       /* fixed-priority preemptive policy granted */
+	RTB_CAP_MEMORY_LOCKED = 1u << 1,       /* memory locked and prefaulted */
+	RTB_CAP_PINNING = 1u << 2,	       /* threads pinned to the measurement CPU */
+	RTB_CAP_POLICY_RR = 1u << 3,	       /* round-robin policy available */
+	RTB_CAP_SUSPEND_OTHER = 1u << 4,       /* rtb_port_thread_suspend() of another thread */
+	RTB_CAP_MUTEX_INHERIT = 1u << 5,       /* priority inheritance protocol */
+	RTB_CAP_MUTEX_CEILING = 1u << 6,       /* priority ceiling protocol */
+	RTB_CAP_MQ = 1u << 7,		       /* message queues */
+	RTB_CAP_EVT = 1u << 8,		       /* event flags (native or emulated) */
+	RTB_CAP_EVT_EMULATED = 1u << 9,	       /* event flags built from mutex + condvar */
+	RTB_CAP_IRQ = 1u << 10,		       /* interrupt source */
+	RTB_CAP_IRQ_PERIODIC = 1u << 11,       /* periodic interrupt with loss counting */
+	RTB_CAP_MEM_USAGE = 1u << 12,	       /* rtb_port_mem_usage() */
+	RTB_CAP_CACHE_FLUSH = 1u << 13,	       /* rtb_port_cache_flush() flushes lines */
+	RTB_CAP_THREAD_DELETE_LIVE = 1u << 14, /* delete a thread blocked in a port call */
+};
+
+struct rtb_port_info {
+	const char *port;	  /* "posix", "template", ... */
+	const char *os;		  /* "Linux", "FreeRTOS", ... */
+	const char *os_release;	  /* kernel or OS version string */
+	const char *libc;	  /* "glibc 2.36", "musl", "" */
+	const char *arch;	  /* "x86_64", "aarch64", ... */
+	const char *counter;	  /* "tsc", "cntvct", "clock_monotonic_raw" */
+	const char *counter_note; /* why this counter, how hz was obtained */
+	const char *irq_source;	  /* what the interrupt source really is */
+	uint64_t counter_hz;	  /* counter ticks per second (measured or known) */
+	uint32_t caps;		  /* RTB_CAP_* bits */
+	int prio_max;		  /* highest relative priority (lowest is 0) */
+	int cpu;		  /* measurement CPU */
+	int cpu_count;		  /* CPUs online */
+	const char *degraded;	  /* "" or a sentence: what is not as requested */
+};
+
+struct rtb_port_config {
+	int cpu;	     /* measurement CPU, -1: the port's default (last CPU) */
+	bool lock_memory;    /* lock and prefault memory (default true) */
+	bool realtime;	     /* use the real-time policy (default true) */
+	uint64_t counter_hz; /* 0: measure; else trust this value */
+};
+
+/* Bring the port up: pin the calling thread to the measurement CPU, give it
+ * relative priority 0 under the real-time policy, lock memory, calibrate the
+ * counter. Privilege failures degrade (see info->degraded) rather than fail;
+ * an unusable CPU returns RTB_E_INVALID. */
+int rtb_port_init(const struct rtb_port_config *cfg);
+void rtb_port_fini(void);
+const struct rtb_port_info *rtb_port_info(void);
+
+/* Ask the OS for a named property (e.g. "tick_hz_config", "hrtimers").
+ * Writes a NUL-terminated string; RTB_E_UNSUPPORTED if unknown. */
+int rtb_port_property(const char *key, char *buf, size_t len);
+
+/* ---- counter and time ------------------------------------------------- */
+
+/* rtb_port_counter_read() comes from rtb_port_inline.h. */
+uint64_t rtb_port_counter_hz(void);
+
+/* OS monotonic time in nanoseconds (the clock sleeps and timers use). */
+uint64_t rtb_port_time_ns(void);
+
+/* Sleep until the OS monotonic clock reaches deadline_ns. */
+int rtb_port_sleep_until_ns(uint64_t deadline_ns);
+
+/* Sleep for a relative duration (0: give up the CPU until the next tick or
+ * the OS's minimal sleep). */
+int rtb_port_sleep_ns(uint64_t duration_ns);
+
+/* Spin-friendly pause instruction. IRQ-safe. */
+void rtb_port_cpu_relax(void);
+
+/* ---- threads ----------------------------------------------------------- */
+
+struct rtb_thread;
+typedef void (*rtb_thread_fn)(void *arg);
+
+enum rtb_policy { RTB_POLICY_FIFO = 0, RTB_POLICY_RR = 1 };
+
+struct rtb_thread_attr {
+	const char *name; /* may be NULL */
+	int prio;	  /* relative priority, 0 .. prio_max */
+	enum rtb_policy policy;
+	size_t stack_bytes;   /* 0: port default */
+	bool start_suspended; /* create but do not run before rtb_port_thread_start() */
+};
+
+/* Create a thread. Unless start_suspended, a thread of higher priority than
+ * the creator runs before this call returns. */
+int rtb_port_thread_create(struct rtb_thread **out, const struct rtb_thread_attr *attr,
+			   rtb_thread_fn fn, void *arg);
+/* Let a thread created with start_suspended run. */
+int rtb_port_thread_start(struct rtb_thread *t);
+/* The calling thread. NULL for the thread that called rtb_port_init(). */
+struct rtb_thread *rtb_port_thread_self(void);
+/* Go to the tail of the ready queue of the caller's priority. */
+void rtb_port_thread_yield(void);
+/* Block the caller until rtb_port_thread_resume(). */
+int rtb_port_thread_suspend_self(void);
+/* Suspend another thread (RTB_CAP_SUSPEND_OTHER). */
+int rtb_port_thread_suspend(struct rtb_thread *t);
+/* Make a suspended thread ready. A resume that comes first is remembered. */
+int rtb_port_thread_resume(struct rtb_thread *t);
+/* Change a priority; t == NULL means the caller. */
+int rtb_port_thread_set_priority(struct rtb_thread *t, int prio);
+int rtb_port_thread_get_priority(struct rtb_thread *t, int *prio);
+/* End the calling thread (never returns). */
+void rtb_port_thread_exit(void);
+/* Reclaim a thread: one that has ended, that was never started, or (with
+ * RTB_CAP_THREAD_DELETE_LIVE) that is blocked in a port call. Returns when
+ * its resources are released. */
+int rtb_port_thread_delete(struct rtb_thread *t);
+
+/* ---- counting semaphores ---------------------------------------------- */
+
+struct rtb_sem;
+/* Waiters are released highest priority first where the OS does so. */
+int rtb_port_sem_create(struct rtb_sem **out, uint32_t initial);
+int rtb_port_sem_delete(struct rtb_sem *s);
+int rtb_port_sem_wait(struct rtb_sem *s);
+int rtb_port_sem_trywait(struct rtb_sem *s); /* RTB_E_AGAIN when zero */
+int rtb_port_sem_timedwait(struct rtb_sem *s, uint64_t timeout_ns);
+int rtb_port_sem_signal(struct rtb_sem *s);
+int rtb_port_sem_signal_from_irq(struct rtb_sem *s); /* IRQ-safe */
+int rtb_port_sem_value(struct rtb_sem *s, uint32_t *value);
+/* Largest count the OS allows. */
+uint64_t rtb_port_sem_max(void);
+
+/* ---- mutexes ------------------------------------------------------------ */
+
+struct rtb_mutex;
+enum rtb_mutex_protocol {
+	RTB_MUTEX_NONE = 0,
+	RTB_MUTEX_INHERIT = 1,
+	RTB_MUTEX_CEILING = 2,
+};
+/* ceiling: relative priority, used with RTB_MUTEX_CEILING only. Returns
+ * RTB_E_UNSUPPORTED when the OS lacks the protocol; never a silent
+ * fallback to another protocol. */
+int rtb_port_mutex_create(struct rtb_mutex **out, enum rtb_mutex_protocol protocol, int ceiling);
+int rtb_port_mutex_delete(struct rtb_mutex *m);
+int rtb_port_mutex_lock(struct rtb_mutex *m);
+int rtb_port_mutex_trylock(struct rtb_mutex *m);
+int rtb_port_mutex_unlock(struct rtb_mutex *m);
+/* The native mechanism, e.g. "PTHREAD_PRIO_INHERIT". */
+const char *rtb_port_mutex_mechanism(enum rtb_mutex_protocol protocol);
+
+/* ---- message queues ----------------------------------------------------- */
+
+struct rtb_mq;
+int rtb_port_mq_create(struct rtb_mq **out, size_t msg_bytes, uint32_t depth);
+int rtb_port_mq_delete(struct rtb_mq *q);
+int rtb_port_mq_send(struct rtb_mq *q, const void *msg, size_t len);	/* blocks when full */
+int rtb_port_mq_trysend(struct rtb_mq *q, const void *msg, size_t len); /* RTB_E_AGAIN */
+int rtb_port_mq_receive(struct rtb_mq *q, void *msg, size_t len);	/* blocks when empty */
+int rtb_port_mq_tryreceive(struct rtb_mq *q, void *msg, size_t len);	/* RTB_E_AGAIN */
+
+/* ---- event flags -------------------------------------------------------- */
+
+struct rtb_evt;
+enum rtb_evt_wait { RTB_EVT_ANY = 0, RTB_EVT_ALL = 1 };
+int rtb_port_evt_create(struct rtb_evt **out);
+int rtb_port_evt_delete(struct rtb_evt *e);
+int rtb_port_evt_set(struct rtb_evt *e, uint32_t bits);
+int rtb_port_evt_clear(struct rtb_evt *e, uint32_t bits);
+/* Wait until the bits are set (any or all); with clear, consume them.
+ * *got receives the flags that satisfied the wait. */
+int rtb_port_evt_wait(struct rtb_evt *e, uint32_t bits, enum rtb_evt_wait mode, bool clear,
+		      uint32_t *got);
+
+/* ---- interrupt source ---------------------------------------------------- */
+
+struct rtb_irq;
+/* The handler runs in interrupt context: it may only call IRQ-safe
+ * functions and rtb_port_counter_read(). */
+typedef void (*rtb_irq_handler)(void *arg);
+
+struct rtb_irq_counts {
+	uint64_t generated; /* events the source produced */
+	uint64_t serviced;  /* handler invocations */
+	uint64_t lost;	    /* generated but never seen by the handler */
+};
+
+/* Create an interrupt source whose handler interrupts `target` (NULL: the
+ * thread that called rtb_port_init()). Not synchronised with the OS tick. */
+int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
+			void *arg);
+int rtb_port_irq_delete(struct rtb_irq *irq);
+/* Raise the interrupt once, after delay_ns (0: as soon as possible). */
+int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns);
+/* Raise it every period_ns until stopped, counting losses. */
+int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns);
+/* Stop periodic mode; fills the counts since start (may be NULL). */
+int rtb_port_irq_stop(struct rtb_irq *irq, struct rtb_irq_counts *counts);
+
+/* ---- memory -------------------------------------------------------------- */
+
+void *rtb_port_mem_alloc(size_t bytes); /* NULL on failure */
+void rtb_port_mem_free(void *p);
+
+struct rtb_mem_usage {
+	uint64_t resident_bytes;  /* process RSS, or OS heap in use on an RTOS */
+	uint64_t heap_used_bytes; /* allocator's bytes in use */
+	uint64_t threads;	  /* OS threads of the process */
+	uint64_t handles;	  /* open handles (file descriptors, ...) */
+};
+int rtb_port_mem_usage(struct rtb_mem_usage *out);
+
+/* Write back and invalidate the data cache lines of a range
+ * (RTB_CAP_CACHE_FLUSH); RTB_E_UNSUPPORTED otherwise. */
+int rtb_port_cache_flush(const void *p, size_t bytes);
+
+/* ---- console ------------------------------------------------------------- */
+
+/* Write bytes to the results stream (stdout, a serial line, ...). */
+int rtb_port_console_write(const char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "rtb_port_inline.h"
+
+#endif /* RTB_PORT_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Fake port for the core's unit tests: the parts of the contract the engine
+ * itself uses (counter, console, memory, info). The console is captured in
+ * memory so tests can read back every record the emitter wrote.
+ */
+#include "fake_port.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t fake_counter;
+uint64_t fake_counter_step;
+char *fake_console;
+size_t fake_console_len;
+static size_t fake_console_cap;
+
+static struct rtb_port_info info = {
+	.port = "fake",
+	.os = "test",
+	.os_release = "1",
+	.libc = "",
+	.arch = "test",
+	.counter = "fake",
+	.counter_note = "scripted",
+	.irq_source = "none",
+	.counter_hz = 1000000000u,
+	.caps = 0,
+	.prio_max = 10,
+	.cpu = 0,
+	.cpu_count = 1,
+	.degraded = "",
+};
+
+void fake_reset(void)
+{
+	fake_counter = 0;
+	fake_counter_step = 0;
+	fake_console_len = 0;
+	if (fake_console != NULL)
+		fake_console[0] = '\0';
+}
+
+void fake_set_caps(uint32_t caps)
+{
+	info.caps = caps;
+}
+
+const char *rtb_port_strerror(int err)
+{
+	return err == RTB_OK ? "ok" : "fake error";
+}
+
+int rtb_port_init(const struct rtb_port_config *cfg)
+{
+	(void)cfg;
+	return RTB_OK;
+}
+
+void rtb_port_fini(void)
+{
+}
+
+const struct rtb_port_info *rtb_port_info(void)
+{
+	return &info;
+}
+
+uint64_t rtb_port_counter_hz(void)
+{
+	return info.counter_hz;
+}
+
+void *rtb_port_mem_alloc(size_t bytes)
+{
+	return malloc(bytes);
+}
+
+void rtb_port_mem_free(void *p)
+{
+	free(p);
+}
+
+int rtb_port_console_write(const char *buf, size_t len)
+{
+	if (fake_console_len + len + 1 > fake_console_cap) {
+		size_t cap = (fake_console_len + len + 1) * 2;
+		char *p = realloc(fake_console, cap);
+		if (p == NULL)
+			return RTB_E_NOMEM;
+		fake_console = p;
+		fake_console_cap = cap;
+	}
+	memcpy(fake_console + fake_console_len, buf, len);
+	fake_console_len += len;
+	fake_console[fake_console_len] = '\0';
+	return RTB_OK;
+}
