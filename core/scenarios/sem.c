@@ -179,17 +179,6 @@ static void arc_waiter_main(void *arg)
 	}
 }
 
-/* Yield until *counter reaches want or the budget ends; false if it did not
- * (the sample is then invalid: the switch did not happen when it should). */
-static bool settle(struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want)
-{
-	if (*counter == want)
-		return true;
-	while (*counter != want && !rtb_ctx_expired(ctx))
-		rtb_port_thread_yield();
-	return false;
-}
-
 struct per_blocked {
 	uint64_t count, min, max, sum;
 };
@@ -291,7 +280,7 @@ static int run_arc(struct rtb_ctx *ctx)
 			uint32_t before = sh->waits;
 			rtb_port_thread_resume(sh->waiters[k].thread);
 			uint64_t t1 = rtb_port_counter_read();
-			if (settle(ctx, &sh->waits, before + 1))
+			if (rtb_ctx_settle(ctx, &sh->waits, before + 1))
 				rtb_recorder_add_interval(&ra, sh->t_wait, t1);
 			else
 				rtb_recorder_add_invalid(&ra);
@@ -301,7 +290,7 @@ static int run_arc(struct rtb_ctx *ctx)
 			uint32_t before = sh->wakes;
 			uint64_t t0 = rtb_port_counter_read();
 			rtb_port_sem_signal(sh->sem);
-			if (settle(ctx, &sh->wakes, before + 1)) {
+			if (rtb_ctx_settle(ctx, &sh->wakes, before + 1)) {
 				uint64_t d = sh->t_woken - t0;
 				rtb_recorder_add_interval(&rr, t0, sh->t_woken);
 				d = d > rtb_timing.overhead_ticks ? d - rtb_timing.overhead_ticks

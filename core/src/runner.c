@@ -68,6 +68,15 @@ bool rtb_ctx_expired(const struct rtb_ctx *ctx)
 	return (int64_t)(rtb_port_counter_read() - ctx->budget_end_ticks) >= 0;
 }
 
+bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want)
+{
+	if (*counter == want)
+		return true;
+	while (*counter != want && !rtb_ctx_expired(ctx))
+		rtb_port_thread_yield();
+	return false;
+}
+
 int rtb_ctx_fail(struct rtb_ctx *ctx, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -163,8 +172,14 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 	ctx.budget_end_ticks = ctx.start_ticks + rtb_ns_to_ticks(budget_ms * 1000000u);
 
 	if (missing != NULL) {
-		rtb_fmt(ctx.reason, sizeof(ctx.reason), "the %s port lacks the %s service",
-			info->port, missing);
+		if (rtb_strcmp(missing, "realtime") == 0)
+			rtb_fmt(ctx.reason, sizeof(ctx.reason),
+				"needs a real-time scheduling policy, which this run does not "
+				"have");
+		else
+			rtb_fmt(ctx.reason, sizeof(ctx.reason),
+				"needs the '%s' service, which the %s port lacks", missing,
+				info->port);
 		emit_end("scenario", s->name, "unsupported", ctx.reason, 0);
 		return RTB_E_UNSUPPORTED;
 	}

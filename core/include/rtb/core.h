@@ -299,6 +299,10 @@ const char *rtb_ctx_option(const struct rtb_ctx *ctx, const char *key);
 bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key);
 /* True once the scenario's time budget is used up. */
 bool rtb_ctx_expired(const struct rtb_ctx *ctx);
+/* The "did the switch happen?" check: true if *counter already equals want.
+ * Otherwise yield until it does (or the budget ends) and return false: the
+ * sample that expected the switch is then invalid. */
+bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want);
 /* Set ctx->reason and return code (for `return rtb_ctx_fail(ctx, RTB_E_..)`). */
 int rtb_ctx_fail(struct rtb_ctx *ctx, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
