@@ -266,6 +266,13 @@ int rtb_port_mem_usage(struct rtb_mem_usage *out);
  * (RTB_CAP_CACHE_FLUSH); RTB_E_UNSUPPORTED otherwise. */
 int rtb_port_cache_flush(const void *p, size_t bytes);
 
+/* ---- stop requests ------------------------------------------------------- */
+
+/* True once the host asked the run to stop early (SIGTERM on POSIX, a
+ * console command on an RTOS). Scenarios then finish their current step and
+ * report what they measured. IRQ-safe. */
+bool rtb_port_stop_requested(void);
+
 /* ---- console ------------------------------------------------------------- */
 
 /* Write bytes to the results stream (stdout, a serial line, ...). */

@@ -65,7 +65,8 @@ uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quic
 
 bool rtb_ctx_expired(const struct rtb_ctx *ctx)
 {
-	return (int64_t)(rtb_port_counter_read() - ctx->budget_end_ticks) >= 0;
+	return (int64_t)(rtb_port_counter_read() - ctx->budget_end_ticks) >= 0 ||
+	       rtb_port_stop_requested();
 }
 
 bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want)
@@ -185,7 +186,10 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 	}
 	int rc = s->run(&ctx);
 	uint64_t elapsed = rtb_port_counter_read() - ctx.start_ticks;
-	if (rc == RTB_OK) {
+	if (rc == RTB_OK && rtb_port_stop_requested()) {
+		emit_end("scenario", s->name, "stopped",
+			 "stopped early on request; results cover the time it ran", elapsed);
+	} else if (rc == RTB_OK) {
 		emit_end("scenario", s->name, "ok", NULL, elapsed);
 	} else if (rc == RTB_E_UNSUPPORTED) {
 		emit_end("scenario", s->name, "unsupported",
@@ -430,7 +434,7 @@ int rtb_main(int argc, char **argv)
 		emit_catalog();
 	} else {
 		uint64_t t0 = rtb_port_counter_read();
-		for (uint32_t i = 0; i < a.nscenarios; i++)
+		for (uint32_t i = 0; i < a.nscenarios && !rtb_port_stop_requested(); i++)
 			rtb_run_scenario(rtb_scenario_find(a.scenarios[i]), a.profile, a.raw_max,
 					 a.options, a.noptions);
 		emit_end("run", NULL, "complete", NULL, rtb_port_counter_read() - t0);

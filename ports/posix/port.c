@@ -43,6 +43,7 @@
 #include "port_posix.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -64,6 +65,7 @@
 
 struct posix_state posix;
 int rtb_posix_counter_use_fallback;
+static volatile sig_atomic_t stop_requested;
 static struct utsname uts;
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -290,6 +292,13 @@ static void counter_init(const struct rtb_port_config *cfg)
 
 /* ---- init ------------------------------------------------------------------ */
 
+/* SIGTERM from the runner: finish the current step, report, exit. */
+static void on_stop(int signo)
+{
+	(void)signo;
+	stop_requested = 1;
+}
+
 static int choose_cpu(int wanted)
 {
 	cpu_set_t allowed;
@@ -408,7 +417,18 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 #endif
 	posix_thread_preload();
 	counter_init(cfg);
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
 	return RTB_OK;
+}
+
+bool rtb_port_stop_requested(void)
+{
+	return stop_requested != 0;
 }
 
 void rtb_port_fini(void)

@@ -390,6 +390,11 @@ int rtb_port_cache_flush(const void *p, size_t bytes)
 	return RTB_E_UNSUPPORTED;
 }
 
+bool rtb_port_stop_requested(void)
+{
+	return false;
+}
+
 int rtb_port_console_write(const char *buf, size_t len)
 {
 	(void)buf;

@@ -297,7 +297,8 @@ uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quic
 /* Option lookups (exact key). */
 const char *rtb_ctx_option(const struct rtb_ctx *ctx, const char *key);
 bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key);
-/* True once the scenario's time budget is used up. */
+/* True once the scenario's time budget is used up, or the host asked the
+ * run to stop (rtb_port_stop_requested()). */
 bool rtb_ctx_expired(const struct rtb_ctx *ctx);
 /* The "did the switch happen?" check: true if *counter already equals want.
  * Otherwise yield until it does (or the budget ends) and return false: the

@@ -37,6 +37,7 @@ void fake_reset(void)
 	fake_counter = 0;
 	fake_counter_step = 0;
 	fake_console_len = 0;
+	fake_stop = false;
 	if (fake_console != NULL)
 		fake_console[0] = '\0';
 }
@@ -79,6 +80,13 @@ void *rtb_port_mem_alloc(size_t bytes)
 void rtb_port_mem_free(void *p)
 {
 	free(p);
+}
+
+bool fake_stop;
+
+bool rtb_port_stop_requested(void)
+{
+	return fake_stop;
 }
 
 int rtb_port_console_write(const char *buf, size_t len)
