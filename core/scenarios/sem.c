@@ -513,7 +513,7 @@ const struct rtb_scenario rtb_scn_sem_arc = {
 	.name = "sem.wait.block",
 	.ids = {{"sem.wait.block", "SEM-P-ARC"}, {"sem.signal.unblock", "SEM-P-ARC"}},
 	.summary = "Contended semaphore: blocking wait and signal that wakes the highest waiter",
-	.estimate_ms = {200, 1500, 120000},
+	.estimate_ms = {100, 500, 15000},
 	.deadline_ms = {60000, 180000, 3600000},
 	.run = run_arc,
 };
