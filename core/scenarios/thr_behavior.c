@@ -46,13 +46,15 @@
  * time slices (rotations: 2 quick, 5 standard, 20 endurance), where the OS
  * time slice is what sched_rr_get_interval-like queries report
  * (rtb_port_property "rr_interval_ns", asked from a round-robin thread, or
- * "rr_timeslice_ms"). Verdict (rtb_check_thr_rr): fail if a thread never got
- * a slice, if the slices do not follow one cyclic order, or if complete
- * slices differ by more than 2x (beyond one OS tick, when the tick is
- * known). Negative control: the same threads under FIFO, where the first
- * one keeps the CPU until the end time and the others starve; it must fail.
- * Option thr.rr.behavior.policy=fifo runs the platform-under-test threads
- * under FIFO too.
+ * "rr_timeslice_ms"; 100 ms assumed when it says nothing). Verdict
+ * (rtb_check_thr_rr): fail if the slices do not follow one cyclic order, if
+ * a thread never got a slice while another kept the CPU for more than twice
+ * the expected slice, or if complete slices differ by more than 2x (beyond
+ * one OS tick, when the tick is known). Negative control: the same threads
+ * under FIFO for three slices, where the first one keeps the CPU until the
+ * end time and the others starve; judged against the slices just measured,
+ * it must fail. Option thr.rr.behavior.policy=fifo runs the
+ * platform-under-test threads under FIFO too.
  */
 #include "rtb/check_thr.h"
 #include "rtb/core.h"
@@ -687,9 +689,12 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		rtb_ctx_count(ctx, "thr.rr.behavior.duration_ms", 0, 0, 0) * 1000000u;
 	if (duration_ns == 0)
 		duration_ns = plan_slice_ns * (n * rotations + 1);
-	uint64_t control_ns = plan_slice_ns * 5 / 2;
+	uint64_t control_ns = plan_slice_ns * 3;
 	/* both runs must fit the time budget with room to spare */
-	uint64_t budget_ns = rtb_ticks_to_ns(ctx->budget_end_ticks - rtb_port_counter_read());
+	uint64_t now = rtb_port_counter_read();
+	uint64_t budget_ns = (int64_t)(ctx->budget_end_ticks - now) > 0
+				     ? rtb_ticks_to_ns(ctx->budget_end_ticks - now)
+				     : 0;
 	if (duration_ns + control_ns > budget_ns / 2) {
 		uint64_t scale_ns = budget_ns / 2;
 		control_ns = RTB_MIN(control_ns, scale_ns / 4);
@@ -727,7 +732,9 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		goto out;
 	}
 
-	struct rtb_thr_rr_params params = {.nthreads = run.n, .explained_ticks = tick_ticks()};
+	struct rtb_thr_rr_params params = {.nthreads = run.n,
+					   .explained_ticks = tick_ticks(),
+					   .expected_ticks = rtb_ns_to_ticks(os_slice_ns)};
 	struct rtb_thr_rr_summary sum, csum;
 	struct rtb_verdict v;
 	char a[32], b[32], reason[RTB_LINE_MAX];
@@ -817,11 +824,14 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 	}
 	rtb_table_end(j);
 
-	/* negative control: the same threads under FIFO */
+	/* negative control: the same threads under FIFO, judged against the
+	 * slices this platform just gave (or the OS's statement) */
 	rc = rr_observe(ctx, &run, RTB_POLICY_FIFO, control_ns);
 	if (rc == RTB_OK) {
 		nsegs = rr_merge(&run, merged);
 		params.end_ticks = run.end_ticks;
+		if (sum.complete > 0)
+			params.expected_ticks = sum.median_ticks;
 		enum rtb_outcome co =
 			rtb_check_thr_rr(merged, nsegs, &params, slices, RR_SLICES_MAX, &csum,
 					 reason, sizeof(reason));

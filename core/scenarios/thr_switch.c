@@ -293,8 +293,8 @@ static int run_switch_yield(struct rtb_ctx *ctx)
 		bool optional = only == 0 && n > 1000;
 		if (optional && created < n && (rc == RTB_E_NOMEM || rc == RTB_E_AGAIN)) {
 			rtb_emit_log("thr.switch.yield", "warning",
-				     "the OS could create only %u of %u threads (%s): no result "
-				     "for the ring of %u threads",
+				     "the OS could create only %u of %u threads (the port "
+				     "said: %s): no result for the ring of %u threads",
 				     created, n, rtb_port_strerror(rc), n);
 			ctx->reason[0] = '\0';
 			continue;

@@ -263,6 +263,10 @@ enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_
 
 	sum->min_ticks = UINT64_MAX;
 	for (uint32_t i = 0; i < n; i++) {
+		if (slices[i].run_ticks > sum->longest_ticks) {
+			sum->longest_ticks = slices[i].run_ticks;
+			sum->longest = i;
+		}
 		if (!slices[i].complete)
 			continue;
 		sum->complete++;
@@ -276,16 +280,6 @@ enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_
 	sum->first_median_ticks = median_of(slices, n, FIRST_COMPLETE, &sum->first_complete);
 	sum->later_median_ticks = median_of(slices, n, LATER_COMPLETE, &sum->later_complete);
 
-	if (!sum->every_thread_ran) {
-		uint32_t starved = 0;
-		while (starved < k && sum->per_thread[starved] != 0)
-			starved++;
-		rtb_fmt(reason, reason_len,
-			"unfair: thread %u never got a time slice while %u other thread(s) of "
-			"the same priority ran",
-			starved, k - 1);
-		return RTB_FAIL;
-	}
 	if (!sum->rotation_ok) {
 		uint32_t i = sum->rotation_break;
 		rtb_fmt(reason, reason_len,
@@ -293,6 +287,28 @@ enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_
 			"one cyclic order)",
 			i, slices[i].thread);
 		return RTB_FAIL;
+	}
+	if (!sum->every_thread_ran) {
+		uint32_t starved = 0;
+		while (starved < k && sum->per_thread[starved] != 0)
+			starved++;
+		uint64_t limit = 2 * params->expected_ticks;
+		if (params->expected_ticks != 0 && sum->longest_ticks > limit &&
+		    sum->longest_ticks - limit > params->explained_ticks) {
+			char ratio[32];
+			ratio_text(ratio, sizeof(ratio), sum->longest_ticks,
+				   params->expected_ticks);
+			rtb_fmt(reason, reason_len,
+				"unfair: thread %u never got a time slice while thread %u kept the "
+				"CPU for %sx the expected slice",
+				starved, slices[sum->longest].thread, ratio);
+			return RTB_FAIL;
+		}
+		rtb_fmt(reason, reason_len,
+			"thread %u never got a time slice, but the run was too short to show it "
+			"was starved",
+			starved);
+		return RTB_INCONCLUSIVE;
 	}
 	if (sum->later_complete == 0) {
 		rtb_fmt(reason, reason_len,

@@ -101,8 +101,10 @@ static enum rtb_outcome judge(const struct script *s, uint32_t k, uint64_t end, 
 			      struct rtb_thr_rr_summary *sum)
 {
 	static struct rtb_thr_rr_slice slices[64];
-	struct rtb_thr_rr_params p = {
-		.nthreads = k, .end_ticks = end, .explained_ticks = explained};
+	struct rtb_thr_rr_params p = {.nthreads = k,
+				      .end_ticks = end,
+				      .explained_ticks = explained,
+				      .expected_ticks = 100};
 
 	return rtb_check_thr_rr(s->segs, s->n, &p, slices, RTB_ARRAY_SIZE(slices), sum, reason,
 				sizeof(reason));
@@ -150,7 +152,37 @@ static void test_rr_fifo_starves(void)
 	CHECK(judge(&s, 3, end, 0, &sum) == RTB_FAIL);
 	CHECK(!sum.every_thread_ran);
 	CHECK_EQ_U64(sum.nslices, 1);
-	CHECK(strstr(reason, "thread 1 never got a time slice") != NULL);
+	CHECK_EQ_U64(sum.longest_ticks, 800);
+	CHECK(strstr(reason, "thread 1 never got a time slice while thread 0 kept the CPU for "
+			     "8.0x") != NULL);
+
+	/* without an expected slice the same run proves nothing */
+	static struct rtb_thr_rr_slice slices[8];
+	struct rtb_thr_rr_params p = {.nthreads = 3, .end_ticks = end};
+	CHECK(rtb_check_thr_rr(s.segs, s.n, &p, slices, 8, &sum, reason, sizeof(reason)) ==
+	      RTB_INCONCLUSIVE);
+	/* nor when the long slice is within one tick of twice the expected one */
+	p.expected_ticks = 350;
+	p.explained_ticks = 100;
+	CHECK(rtb_check_thr_rr(s.segs, s.n, &p, slices, 8, &sum, reason, sizeof(reason)) ==
+	      RTB_INCONCLUSIVE);
+	p.explained_ticks = 99;
+	CHECK(rtb_check_thr_rr(s.segs, s.n, &p, slices, 8, &sum, reason, sizeof(reason)) ==
+	      RTB_FAIL);
+}
+
+static void test_rr_too_short(void)
+{
+	/* a round-robin run that ended during the second slice: thread 0 did
+	 * not get a turn yet, and nothing shows it was starved */
+	struct script s = {.now = 0};
+	struct rtb_thr_rr_summary sum;
+
+	slice(&s, 2, 100);
+	slice(&s, 1, 40);
+	CHECK(judge(&s, 3, s.now - 5, 0, &sum) == RTB_INCONCLUSIVE);
+	CHECK(strstr(reason, "too short") != NULL);
+	CHECK(!sum.every_thread_ran);
 }
 
 static void test_rr_first_slice_long(void)
@@ -272,6 +304,7 @@ int main(void)
 	test_landing();
 	test_rr_fair();
 	test_rr_fifo_starves();
+	test_rr_too_short();
 	test_rr_first_slice_long();
 	test_rr_out_of_turn();
 	test_rr_uneven();

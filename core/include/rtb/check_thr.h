@@ -91,6 +91,8 @@ struct rtb_thr_rr_params {
 	uint64_t end_ticks;	  /* common end of the busy loops; later segments are ignored */
 	uint64_t explained_ticks; /* slice differences up to this are explained by the
 				     OS tick granularity; 0 if the tick is unknown */
+	uint64_t expected_ticks;  /* the time slice the OS should give (its own
+				     statement, or one measured on it); 0 if unknown */
 };
 
 struct rtb_thr_rr_summary {
@@ -102,6 +104,8 @@ struct rtb_thr_rr_summary {
 	bool every_thread_ran;
 	bool rotation_ok;	 /* slices follow one fixed cyclic order */
 	uint32_t rotation_break; /* index of the first slice out of order */
+	uint64_t longest_ticks;	 /* longest slice (run time), complete or not */
+	uint32_t longest;	 /* its index */
 	uint64_t min_ticks;	 /* over complete slices (run time) */
 	uint64_t max_ticks;
 	uint64_t median_ticks;
@@ -112,10 +116,14 @@ struct rtb_thr_rr_summary {
 };
 
 /* Build the slices of one run from its merged segments and decide:
- *   FAIL if a thread never got a slice, if the slices do not follow one
- *   cyclic order (a thread ran again while another waited), or if complete
- *   slices differ by more than 2x and by more than explained_ticks;
- *   INCONCLUSIVE if nothing ran or no complete later slice was seen;
+ *   FAIL if the slices do not follow one cyclic order (a thread ran again
+ *   while another waited), if a thread never got a slice while another
+ *   kept the CPU for more than 2x expected_ticks (and more than
+ *   explained_ticks beyond it), or if complete slices differ by more than
+ *   2x and by more than explained_ticks;
+ *   INCONCLUSIVE if nothing ran, if a thread never got a slice but the run
+ *   was too short to prove it was starved, or if no complete later slice
+ *   was seen;
  *   PASS otherwise. */
 enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_t nsegs,
 				  const struct rtb_thr_rr_params *params,
