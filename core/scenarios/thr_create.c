@@ -156,7 +156,7 @@ const struct rtb_scenario rtb_scn_thr_create_never_run = {
 	.name = "thr.create.never_run",
 	.ids = {{"thr.create.never_run", "THR-P-NEW"}},
 	.summary = "Create a lower-priority thread and delete it before it ever runs",
-	.estimate_ms = {500, 4000, 40000},
+	.estimate_ms = {100, 600, 6000},
 	.deadline_ms = {30000, 120000, 900000},
 	.run = run_never_run,
 };
@@ -226,7 +226,7 @@ const struct rtb_scenario rtb_scn_thr_create_run_terminate = {
 	.name = "thr.create.run_terminate",
 	.ids = {{"thr.create.run_terminate", "THR-P-NEW"}},
 	.summary = "Create a higher-priority thread that runs at once and terminates itself",
-	.estimate_ms = {500, 4000, 40000},
+	.estimate_ms = {100, 600, 6000},
 	.deadline_ms = {30000, 120000, 900000},
 	.run = run_run_terminate,
 };
@@ -315,7 +315,7 @@ const struct rtb_scenario rtb_scn_thr_create_run_block = {
 	.name = "thr.create.run_block",
 	.ids = {{"thr.create.run_block", "THR-P-NEW"}},
 	.summary = "Create a higher-priority thread that lowers itself and blocks; delete it",
-	.estimate_ms = {500, 4000, 40000},
+	.estimate_ms = {200, 1600, 16000},
 	.deadline_ms = {30000, 120000, 900000},
 	.caps = RTB_CAP_THREAD_DELETE_LIVE,
 	.run = run_run_block,

@@ -311,7 +311,7 @@ const struct rtb_scenario rtb_scn_thr_switch_yield = {
 	.name = "thr.switch.yield",
 	.ids = {{"thr.switch.yield", "THR-P-SLS"}},
 	.summary = "Thread switch by yield in a ring of n equal-priority threads",
-	.estimate_ms = {1500, 8000, 60000},
+	.estimate_ms = {400, 3000, 20000},
 	.deadline_ms = {30000, 180000, 1800000},
 	.run = run_switch_yield,
 };
