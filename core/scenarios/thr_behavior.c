@@ -607,10 +607,11 @@ static bool rr_overflowed(const struct rr_run *run)
 static void rr_order_text(char *buf, size_t len, const struct rtb_thr_rr_slice *s, uint32_t n)
 {
 	size_t used = rtb_fmt(buf, len, "turn order:");
+	uint32_t i = 0;
 
-	for (uint32_t i = 0; i < n && used + 8 < len; i++)
+	for (; i < n && used + 8 < len; i++)
 		used += rtb_fmt(buf + used, len - used, " %u", s[i].thread);
-	if (n > 0 && used + 8 >= len)
+	if (i < n)
 		rtb_fmt(buf + used, len - used, " ...");
 }
 
