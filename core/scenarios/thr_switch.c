@@ -284,7 +284,9 @@ static int run_switch_yield(struct rtb_ctx *ctx)
 		uint32_t created = 0;
 		if (rtb_ctx_expired(ctx)) {
 			rtb_emit_log("thr.switch.yield", "warning",
-				     "time budget reached before the ring of %u threads", n);
+				     "time budget reached or stop requested before the ring "
+				     "of %u threads",
+				     n);
 			break;
 		}
 		int rc = ring_run(ctx, n, samples, &created);
