@@ -79,7 +79,8 @@ static void metrics_finish(struct create_metrics *cm, const char *id, uint64_t d
 	if (emit) {
 		if (done < n)
 			rtb_emit_log(id, "warning",
-				     "time budget reached after %llu of %llu create/delete pairs",
+				     "time budget reached or stop requested after %llu of %llu "
+				     "create/delete pairs",
 				     (unsigned long long)done, (unsigned long long)n);
 		if (cm->create.invalid > 0)
 			rtb_emit_log(id, "warning",
