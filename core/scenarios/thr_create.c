@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * THR: thread creation and deletion (THR-P-NEW).
+ *
+ * thr.create.never_run (1). The controller raises itself to relative 2 and
+ * creates a thread at relative 1 (lower), which therefore does not run:
+ *   t0; create; t1; t2; delete; t3
+ * creation = t1 - t0, deletion = t3 - t2 (each minus the overhead). The
+ * thread's function marks that it ran; a pair of samples whose thread ran is
+ * counted invalid in both metrics.
+ *
+ * thr.create.run_terminate (2). The controller stays at relative 0 and
+ * creates a thread at relative 1 (higher), which runs at once:
+ *   creator: t0; create ......................... t_back (create returned)
+ *   new:            t_first; mark; t_exit; exit
+ * creation = t_first - t0 (create call to the new thread's first
+ * instruction); deletion = t_back - t_exit (the new thread's exit call until
+ * the creator runs again). The exited thread is then reclaimed with
+ * rtb_port_thread_delete(), untimed. A sample whose thread had not run and
+ * reached its exit call by the time create returned is invalid.
+ *
+ * thr.create.run_block (3). The controller raises itself to relative 1 and
+ * creates a thread at relative 2, which runs at once, takes t_first, lowers
+ * itself to relative 0 (below the creator, which therefore runs again) and,
+ * once it gets the CPU back, blocks. The creator then sleeps 100 us
+ * (untimed) so the thread can reach its blocking call, and deletes it:
+ *   t2; delete; t3
+ * creation = t_first - t0 as in (2); deletion = t3 - t2. A sample is invalid
+ * when the thread had not lowered itself by the time create returned, or had
+ * not reached its blocking call after the creator's sleep. Deleting a
+ * blocked thread needs RTB_CAP_THREAD_DELETE_LIVE.
+ */
+#include "rtb/core.h"
+
+struct create_shared {
+	volatile uint64_t t_first;  /* first instruction of the new thread */
+	volatile uint64_t t_exit;   /* just before its exit call */
+	volatile uint32_t entered;  /* new threads that ran */
+	volatile uint32_t exiting;  /* ... that reached their exit call */
+	volatile uint32_t lowered;  /* ... that lowered their priority */
+	volatile uint32_t blocking; /* ... that reached their blocking call */
+	int lower_to;
+};
+
+struct create_metrics {
+	struct rtb_recorder create;
+	struct rtb_recorder del;
+	struct rtb_metric mc;
+	struct rtb_metric md;
+};
+
+static int metrics_init(struct rtb_ctx *ctx, struct create_metrics *cm, const char *id,
+			const char *create_title, const char *delete_title, uint64_t n)
+{
+	uint32_t warm = rtb_warmup_for(n);
+
+	cm->mc = (struct rtb_metric){.scenario = id,
+				     .label = "THR-P-NEW",
+				     .metric = "create",
+				     .title = create_title,
+				     .unit = "ticks"};
+	cm->md = (struct rtb_metric){.scenario = id,
+				     .label = "THR-P-NEW",
+				     .metric = "delete",
+				     .title = delete_title,
+				     .unit = "ticks"};
+	if (rtb_recorder_init(&cm->create, &cm->mc, warm, ctx->raw_max) != RTB_OK)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	if (rtb_recorder_init(&cm->del, &cm->md, warm, ctx->raw_max) != RTB_OK) {
+		rtb_recorder_free(&cm->create);
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	}
+	return RTB_OK;
+}
+
+static void metrics_finish(struct create_metrics *cm, const char *id, uint64_t done, uint64_t n,
+			   bool emit)
+{
+	if (emit) {
+		if (done < n)
+			rtb_emit_log(id, "warning",
+				     "time budget reached or stop requested after %llu of %llu "
+				     "create/delete pairs",
+				     (unsigned long long)done, (unsigned long long)n);
+		if (cm->create.invalid > 0)
+			rtb_emit_log(id, "warning",
+				     "%llu pairs did not schedule as expected (counted invalid)",
+				     (unsigned long long)cm->create.invalid);
+		rtb_emit_result(&cm->create);
+		rtb_emit_result(&cm->del);
+	}
+	rtb_recorder_free(&cm->create);
+	rtb_recorder_free(&cm->del);
+}
+
+/* ---- (1) never run ------------------------------------------------------- */
+
+static void never_run_main(void *arg)
+{
+	struct create_shared *sh = arg;
+
+	sh->entered++;
+}
+
+static int run_never_run(struct rtb_ctx *ctx)
+{
+	const char *id = "thr.create.never_run";
+	uint64_t n = rtb_ctx_count(ctx, "iterations", 2000, 20000, 200000);
+	static struct create_shared sh;
+	struct create_metrics cm;
+	int rc;
+
+	if (rtb_port_info()->prio_max < 2)
+		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
+	rc = metrics_init(ctx, &cm, id, "Create a lower-priority thread (it does not run)",
+			  "Delete that thread before it ever ran", n);
+	if (rc != RTB_OK)
+		return rc;
+	rtb_memset(&sh, 0, sizeof(sh));
+	rtb_port_thread_set_priority(NULL, 2);
+	uint64_t i, total = n + cm.create.warmup_target;
+	for (i = 0; i < total && rc == RTB_OK; i++) {
+		struct rtb_thread_attr a = {.name = "thr-new", .prio = 1};
+		struct rtb_thread *t;
+		uint32_t before = sh.entered;
+		uint64_t t0 = rtb_port_counter_read();
+		rc = rtb_port_thread_create(&t, &a, never_run_main, &sh);
+		uint64_t t1 = rtb_port_counter_read();
+		if (rc != RTB_OK)
+			break;
+		uint64_t t2 = rtb_port_counter_read();
+		rc = rtb_port_thread_delete(t);
+		uint64_t t3 = rtb_port_counter_read();
+		if (rc != RTB_OK)
+			break;
+		if (sh.entered == before) {
+			rtb_recorder_add_interval(&cm.create, t0, t1);
+			rtb_recorder_add_interval(&cm.del, t2, t3);
+		} else {
+			rtb_recorder_add_invalid(&cm.create);
+			rtb_recorder_add_invalid(&cm.del);
+		}
+		if ((i & 63) == 0 && rtb_ctx_expired(ctx)) {
+			i++;
+			break;
+		}
+	}
+	rtb_port_thread_set_priority(NULL, 0);
+	metrics_finish(&cm, id, i, total, rc == RTB_OK);
+	if (rc != RTB_OK)
+		return rtb_ctx_fail(ctx, rc, "create or delete failed after %llu pairs: %s",
+				    (unsigned long long)i, rtb_port_strerror(rc));
+	return RTB_OK;
+}
+
+const struct rtb_scenario rtb_scn_thr_create_never_run = {
+	.name = "thr.create.never_run",
+	.ids = {{"thr.create.never_run", "THR-P-NEW"}},
+	.summary = "Create a lower-priority thread and delete it before it ever runs",
+	.estimate_ms = {100, 600, 6000},
+	.deadline_ms = {30000, 120000, 900000},
+	.run = run_never_run,
+};
+
+/* ---- (2) run and terminate ------------------------------------------------ */
+
+static void run_terminate_main(void *arg)
+{
+	struct create_shared *sh = arg;
+	uint64_t t = rtb_port_counter_read();
+
+	sh->t_first = t;
+	sh->entered++;
+	sh->exiting++;
+	sh->t_exit = rtb_port_counter_read();
+	rtb_port_thread_exit();
+}
+
+static int run_run_terminate(struct rtb_ctx *ctx)
+{
+	const char *id = "thr.create.run_terminate";
+	uint64_t n = rtb_ctx_count(ctx, "iterations", 2000, 20000, 200000);
+	static struct create_shared sh;
+	struct create_metrics cm;
+	int rc;
+
+	if (rtb_port_info()->prio_max < 1)
+		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least two priority levels");
+	rc = metrics_init(ctx, &cm, id,
+			  "Create a higher-priority thread: create call until its first "
+			  "instruction",
+			  "That thread's exit call until its creator runs again", n);
+	if (rc != RTB_OK)
+		return rc;
+	rtb_memset(&sh, 0, sizeof(sh));
+	uint64_t i, total = n + cm.create.warmup_target;
+	for (i = 0; i < total && rc == RTB_OK; i++) {
+		struct rtb_thread_attr a = {.name = "thr-new", .prio = 1};
+		struct rtb_thread *t;
+		uint32_t before = sh.exiting;
+		uint64_t t0 = rtb_port_counter_read();
+		rc = rtb_port_thread_create(&t, &a, run_terminate_main, &sh);
+		uint64_t t_back = rtb_port_counter_read();
+		if (rc != RTB_OK)
+			break;
+		if (rtb_ctx_settle(ctx, &sh.exiting, before + 1)) {
+			rtb_recorder_add_interval(&cm.create, t0, sh.t_first);
+			rtb_recorder_add_interval(&cm.del, sh.t_exit, t_back);
+		} else {
+			rtb_recorder_add_invalid(&cm.create);
+			rtb_recorder_add_invalid(&cm.del);
+		}
+		rc = rtb_port_thread_delete(t);
+		if ((i & 63) == 0 && rtb_ctx_expired(ctx)) {
+			i++;
+			break;
+		}
+	}
+	metrics_finish(&cm, id, i, total, rc == RTB_OK);
+	if (rc != RTB_OK)
+		return rtb_ctx_fail(ctx, rc, "create or delete failed after %llu pairs: %s",
+				    (unsigned long long)i, rtb_port_strerror(rc));
+	return RTB_OK;
+}
+
+const struct rtb_scenario rtb_scn_thr_create_run_terminate = {
+	.name = "thr.create.run_terminate",
+	.ids = {{"thr.create.run_terminate", "THR-P-NEW"}},
+	.summary = "Create a higher-priority thread that runs at once and terminates itself",
+	.estimate_ms = {100, 600, 6000},
+	.deadline_ms = {30000, 120000, 900000},
+	.run = run_run_terminate,
+};
+
+/* ---- (3) run and block ------------------------------------------------------ */
+
+#define BLOCK_SETTLE_NS 100000u
+
+static void run_block_main(void *arg)
+{
+	struct create_shared *sh = arg;
+	uint64_t t = rtb_port_counter_read();
+
+	sh->t_first = t;
+	sh->entered++;
+	if (rtb_port_thread_set_priority(NULL, sh->lower_to) == RTB_OK)
+		sh->lowered++;
+	sh->blocking++;
+	rtb_port_thread_suspend_self(); /* deleted here, never resumed */
+}
+
+static int run_run_block(struct rtb_ctx *ctx)
+{
+	const char *id = "thr.create.run_block";
+	uint64_t n = rtb_ctx_count(ctx, "iterations", 1000, 10000, 100000);
+	static struct create_shared sh;
+	struct create_metrics cm;
+	int rc;
+
+	if (rtb_port_info()->prio_max < 2)
+		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
+	rc = metrics_init(ctx, &cm, id,
+			  "Create a higher-priority thread: create call until its first "
+			  "instruction",
+			  "Delete that thread, blocked after lowering its priority below the "
+			  "creator's",
+			  n);
+	if (rc != RTB_OK)
+		return rc;
+	rtb_memset(&sh, 0, sizeof(sh));
+	sh.lower_to = 0;
+	rtb_port_thread_set_priority(NULL, 1);
+	uint64_t i, total = n + cm.create.warmup_target;
+	for (i = 0; i < total && rc == RTB_OK; i++) {
+		struct rtb_thread_attr a = {.name = "thr-new", .prio = 2};
+		struct rtb_thread *t;
+		uint32_t before = sh.entered;
+		uint64_t t0 = rtb_port_counter_read();
+		rc = rtb_port_thread_create(&t, &a, run_block_main, &sh);
+		if (rc != RTB_OK)
+			break;
+		/* the new thread ran before create returned; lowering its
+		 * priority handed the CPU back to us */
+		bool ran = sh.entered == before + 1;
+		rtb_port_sleep_ns(BLOCK_SETTLE_NS);
+		bool blocked = sh.lowered == before + 1 && sh.blocking == before + 1;
+		uint64_t t2 = rtb_port_counter_read();
+		rc = rtb_port_thread_delete(t);
+		uint64_t t3 = rtb_port_counter_read();
+		if (rc != RTB_OK)
+			break;
+		if (ran && blocked) {
+			rtb_recorder_add_interval(&cm.create, t0, sh.t_first);
+			rtb_recorder_add_interval(&cm.del, t2, t3);
+		} else {
+			rtb_recorder_add_invalid(&cm.create);
+			rtb_recorder_add_invalid(&cm.del);
+		}
+		/* a thread deleted before it lowered itself leaves the counters
+		 * behind: resynchronise them */
+		sh.entered = sh.lowered = sh.blocking = before + 1;
+		if ((i & 63) == 0 && rtb_ctx_expired(ctx)) {
+			i++;
+			break;
+		}
+	}
+	rtb_port_thread_set_priority(NULL, 0);
+	metrics_finish(&cm, id, i, total, rc == RTB_OK);
+	if (rc != RTB_OK)
+		return rtb_ctx_fail(ctx, rc, "create or delete failed after %llu pairs: %s",
+				    (unsigned long long)i, rtb_port_strerror(rc));
+	return RTB_OK;
+}
+
+const struct rtb_scenario rtb_scn_thr_create_run_block = {
+	.name = "thr.create.run_block",
+	.ids = {{"thr.create.run_block", "THR-P-NEW"}},
+	.summary = "Create a higher-priority thread that lowers itself and blocks; delete it",
+	.estimate_ms = {200, 1600, 16000},
+	.deadline_ms = {30000, 120000, 900000},
+	.caps = RTB_CAP_THREAD_DELETE_LIVE,
+	.run = run_run_block,
+};
