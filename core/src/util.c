@@ -209,9 +209,10 @@ double rtb_sqrt(double x)
 	if (!(x > 0.0))
 		return 0.0;
 	/* Newton's iteration from a power-of-two start converges in < 64 steps
-	 * for any finite double; stop when it no longer moves. */
+	 * for any finite double; stop when it no longer moves. The start is
+	 * halved while r^2 > 4x, written so that neither side can overflow. */
 	double r = x >= 1.0 ? x : 1.0;
-	while (r * r > 4.0 * x)
+	while (r > 4.0 * (x / r))
 		r *= 0.5;
 	for (int i = 0; i < 200; i++) {
 		double next = 0.5 * (r + x / r);
