@@ -182,7 +182,7 @@ void rtb_json_u128(struct rtb_json *j, struct rtb_u128 v)
 void rtb_json_dbl(struct rtb_json *j, double v)
 {
 	before_value(j);
-	if (v != v || v > 1.7e308 || v < -1.7e308) {
+	if (v != v || v - v != 0.0) { /* NaN, or infinite (inf - inf is NaN) */
 		puts_raw(j, "null");
 		return;
 	}
