@@ -437,6 +437,7 @@ int rtb_main(int argc, char **argv)
 		rtb_timing.overhead_given = true;
 	} else {
 		rtb_timing.overhead_ticks = rtb_timing_measure_overhead(30000);
+		rtb_timing.overhead_given = false;
 	}
 	emit_meta(&a);
 	if (a.list) {
