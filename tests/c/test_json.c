@@ -717,7 +717,7 @@ static void check_result_lines(const struct rtb_recorder *r, struct jv **l, int 
 		nonempty += r->hist[i] != 0;
 	CHECK(b != NULL && b->n == nonempty);
 	for (size_t i = 0; b != NULL && i < b->n; i++) {
-		uint64_t lo, hi, cnt;
+		uint64_t lo = 0, hi = 0, cnt = 0;
 		const struct jv *row = &b->items[i];
 		CHECK(row->n == 3 && jv_u64(&row->items[0], &lo) && jv_u64(&row->items[1], &hi) &&
 		      jv_u64(&row->items[2], &cnt));

@@ -211,7 +211,7 @@ static inline bool jv_string(struct jv_parser *ps, struct jv_buf *b)
 			jv_buf_put(b, '\t');
 			break;
 		case 'u': {
-			uint32_t cp, lo;
+			uint32_t cp = 0, lo = 0;
 			if (!jv_hex4(ps, &cp))
 				return false;
 			if (cp >= 0xdc00 && cp <= 0xdfff)
