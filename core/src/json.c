@@ -182,7 +182,7 @@ void rtb_json_u128(struct rtb_json *j, struct rtb_u128 v)
 void rtb_json_dbl(struct rtb_json *j, double v)
 {
 	before_value(j);
-	if (v != v || v > 1.7e308 || v < -1.7e308) {
+	if (v != v || v - v != 0.0) { /* NaN, or infinite (inf - inf is NaN) */
 		puts_raw(j, "null");
 		return;
 	}
@@ -191,11 +191,17 @@ void rtb_json_dbl(struct rtb_json *j, double v)
 		v = -v;
 	}
 	if (v < 1e15) {
-		/* fixed point, three decimals, rounded half up */
-		uint64_t milli = (uint64_t)(v * 1000.0 + 0.5);
-		digits_u64(j, milli / 1000);
+		/* fixed point, three decimals, rounded half up. The integer part
+		 * and the fraction are split first (both exact below 2^53), as
+		 * v * 1000 would round away the digits of large values. */
+		uint64_t whole = (uint64_t)v;
+		uint64_t frac = (uint64_t)((v - (double)whole) * 1000.0 + 0.5);
+		if (frac >= 1000) {
+			whole++;
+			frac -= 1000;
+		}
+		digits_u64(j, whole);
 		put(j, '.');
-		uint64_t frac = milli % 1000;
 		put(j, (char)('0' + frac / 100));
 		put(j, (char)('0' + frac / 10 % 10));
 		put(j, (char)('0' + frac % 10));

@@ -217,15 +217,59 @@ double rtb_recorder_mean(const struct rtb_recorder *r)
 	return rtb_u128_to_double(r->sum) / (double)r->count;
 }
 
+/* v / d for a quotient known to fit 64 bits; *rem receives v % d. */
+static uint64_t u128_div(struct rtb_u128 v, uint64_t d, uint64_t *rem)
+{
+	uint64_t q = 0, r = 0;
+
+	for (int i = 127; i >= 0; i--) {
+		uint64_t bit = i >= 64 ? (v.hi >> (i - 64)) & 1u : (v.lo >> i) & 1u;
+		uint64_t carry = r >> 63;
+		r = (r << 1) | bit;
+		q <<= 1;
+		if (carry != 0 || r >= d) {
+			r -= d;
+			q |= 1u;
+		}
+	}
+	*rem = r;
+	return q;
+}
+
+/* v * m modulo 2^128. */
+static struct rtb_u128 u128_mul(struct rtb_u128 v, uint64_t m)
+{
+	uint64_t a = v.lo & 0xffffffffu, b = v.lo >> 32;
+	uint64_t c = m & 0xffffffffu, d = m >> 32;
+	uint64_t ac = a * c, ad = a * d, bc = b * c, bd = b * d;
+	uint64_t mid = (ac >> 32) + (ad & 0xffffffffu) + (bc & 0xffffffffu);
+	struct rtb_u128 out;
+
+	out.lo = (ac & 0xffffffffu) | (mid << 32);
+	out.hi = bd + (ad >> 32) + (bc >> 32) + (mid >> 32) + v.hi * m;
+	return out;
+}
+
 double rtb_recorder_stddev(const struct rtb_recorder *r)
 {
 	if (r->count < 2)
 		return 0.0;
+	/* sum_sq / n - mean^2 in doubles cancels catastrophically when the
+	 * spread is small next to the mean (1e9 +- 10 gives 0). Instead take
+	 * the squares about m = floor(mean) exactly, modulo 2^128:
+	 *   D = sum((x - m)^2) = sum_sq - m * (sum + rem),  rem = sum - n * m
+	 * which is exact whenever D itself fits 128 bits, even if sum_sq
+	 * wrapped. Then sum((x - mean)^2) = D - rem^2 / n. */
+	uint64_t rem;
+	uint64_t m = u128_div(r->sum, r->count, &rem);
+	struct rtb_u128 t = r->sum;
+	rtb_u128_add(&t, rem);
+	t = u128_mul(t, m);
+	struct rtb_u128 dev = {r->sum_sq.lo - t.lo, r->sum_sq.hi - t.hi - (r->sum_sq.lo < t.lo)};
 	double n = (double)r->count;
-	double mean = rtb_recorder_mean(r);
-	double var = rtb_u128_to_double(r->sum_sq) / n - mean * mean;
-	if (var < 0.0)
-		var = 0.0;
+	double sq = rtb_u128_to_double(dev) - (double)rem * (double)rem / n;
+	if (sq < 0.0)
+		sq = 0.0;
 	/* sample standard deviation */
-	return rtb_sqrt(var * n / (n - 1.0));
+	return rtb_sqrt(sq / (n - 1.0));
 }

@@ -274,8 +274,12 @@ static bool parse_args(struct args *a, int argc, char **argv)
 			}
 			a->scenarios[a->nscenarios++] = value;
 		} else if (rtb_strcmp(flag, "--cpu") == 0) {
-			if (!parse_u64_arg(a, flag, value, &n) || n > 4096)
+			if (!parse_u64_arg(a, flag, value, &n))
 				return false;
+			if (n > 4096) {
+				rtb_fmt(a->error, sizeof(a->error), "--cpu is at most 4096");
+				return false;
+			}
 			a->port.cpu = (int)n;
 		} else if (rtb_strcmp(flag, "--raw-max") == 0) {
 			if (!parse_u64_arg(a, flag, value, &n))
@@ -297,8 +301,13 @@ static bool parse_args(struct args *a, int argc, char **argv)
 			char *eq = argv[i];
 			while (*eq != '\0' && *eq != '=')
 				eq++;
-			if (*eq != '=' || eq == argv[i] || a->noptions == RTB_OPTIONS_MAX) {
+			if (*eq != '=' || eq == argv[i]) {
 				rtb_fmt(a->error, sizeof(a->error), "--set needs key=value");
+				return false;
+			}
+			if (a->noptions == RTB_OPTIONS_MAX) {
+				rtb_fmt(a->error, sizeof(a->error),
+					"at most %u --set options are allowed", RTB_OPTIONS_MAX);
 				return false;
 			}
 			*eq = '\0';
@@ -428,6 +437,7 @@ int rtb_main(int argc, char **argv)
 		rtb_timing.overhead_given = true;
 	} else {
 		rtb_timing.overhead_ticks = rtb_timing_measure_overhead(30000);
+		rtb_timing.overhead_given = false;
 	}
 	emit_meta(&a);
 	if (a.list) {

@@ -89,7 +89,8 @@ static void out_str(struct out *o, const char *s)
 		out_char(o, *s++);
 }
 
-static void out_unsigned(struct out *o, uint64_t v, unsigned base, int width, char pad)
+/* A number padded to width: spaces go before the sign, zeros after it. */
+static void out_number(struct out *o, uint64_t v, bool negative, unsigned base, int width, char pad)
 {
 	char digits[24];
 	int n = 0;
@@ -99,8 +100,12 @@ static void out_unsigned(struct out *o, uint64_t v, unsigned base, int width, ch
 		digits[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
 		v /= base;
 	} while (v != 0);
-	for (int i = n; i < width; i++)
+	if (negative && pad == '0')
+		out_char(o, '-');
+	for (int i = n + (negative ? 1 : 0); i < width; i++)
 		out_char(o, pad);
+	if (negative && pad != '0')
+		out_char(o, '-');
 	while (n > 0)
 		out_char(o, digits[--n]);
 }
@@ -156,12 +161,10 @@ size_t rtb_vfmt(char *buf, size_t len, const char *fmt, va_list ap)
 				v = va_arg(ap, long);
 			else
 				v = va_arg(ap, int);
-			if (v < 0) {
-				out_char(&o, '-');
-				out_unsigned(&o, (uint64_t)0 - (uint64_t)v, 10, width - 1, pad);
-			} else {
-				out_unsigned(&o, (uint64_t)v, 10, width, pad);
-			}
+			if (v < 0)
+				out_number(&o, (uint64_t)0 - (uint64_t)v, true, 10, width, pad);
+			else
+				out_number(&o, (uint64_t)v, false, 10, width, pad);
 			break;
 		}
 		case 'u':
@@ -175,7 +178,7 @@ size_t rtb_vfmt(char *buf, size_t len, const char *fmt, va_list ap)
 				v = va_arg(ap, unsigned long);
 			else
 				v = va_arg(ap, unsigned int);
-			out_unsigned(&o, v, *fmt == 'x' ? 16 : 10, width, pad);
+			out_number(&o, v, false, *fmt == 'x' ? 16 : 10, width, pad);
 			break;
 		}
 		case '\0':
@@ -206,9 +209,10 @@ double rtb_sqrt(double x)
 	if (!(x > 0.0))
 		return 0.0;
 	/* Newton's iteration from a power-of-two start converges in < 64 steps
-	 * for any finite double; stop when it no longer moves. */
+	 * for any finite double; stop when it no longer moves. The start is
+	 * halved while r^2 > 4x, written so that neither side can overflow. */
 	double r = x >= 1.0 ? x : 1.0;
-	while (r * r > 4.0 * x)
+	while (r > 4.0 * (x / r))
 		r *= 0.5;
 	for (int i = 0; i < 200; i++) {
 		double next = 0.5 * (r + x / r);

@@ -18,9 +18,10 @@ static struct timespec abs_after(clockid_t clock, uint64_t ns)
 	struct timespec ts;
 
 	clock_gettime(clock, &ts);
-	ns += (uint64_t)ts.tv_nsec;
-	ts.tv_sec += (time_t)(ns / 1000000000u);
-	ts.tv_nsec = (long)(ns % 1000000000u);
+	/* whole seconds apart, so that ns near UINT64_MAX cannot overflow */
+	uint64_t rest = ns % 1000000000u + (uint64_t)ts.tv_nsec;
+	ts.tv_sec += (time_t)(ns / 1000000000u + rest / 1000000000u);
+	ts.tv_nsec = (long)(rest % 1000000000u);
 	return ts;
 }
 

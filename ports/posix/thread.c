@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DEFAULT_STACK_BYTES (64 * 1024)
 
@@ -70,9 +71,17 @@ int posix_thread_tid(struct rtb_thread *t, pid_t *tid)
 		*tid = posix.main_tid;
 		return RTB_OK;
 	}
-	/* A thread records its id as its first action; wait for that briefly. */
-	for (int i = 0; i < 1000 && atomic_load(&t->tid) == 0; i++)
-		sched_yield();
+	/* A thread records its id as its first action. One below the caller's
+	 * priority (or created suspended and never run) gets there only once
+	 * the caller blocks, so after a few yields sleep in 1 ms steps (at most
+	 * a second). A suspended thread stops at its gate, never in its fn. */
+	for (int i = 0; i < 1000 && atomic_load(&t->tid) == 0; i++) {
+		struct timespec ms = {0, 1000000};
+		if (i < 10)
+			sched_yield();
+		else
+			nanosleep(&ms, NULL);
+	}
 	*tid = atomic_load(&t->tid);
 	return *tid != 0 ? RTB_OK : RTB_E_INVALID;
 }

@@ -10,6 +10,17 @@
 
 #include "check.h"
 
+/* Sanitizer builds: AddressSanitizer reports a false stack-buffer-underflow
+ * when a thread ended by pthread_cancel() or pthread_exit() tears down its
+ * alternate signal stack (google/sanitizers#1399), which is how the port
+ * deletes live threads; and a failed huge allocation must return NULL, as
+ * the port contract says, rather than abort. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "use_sigaltstack=0:allocator_may_return_null=1";
+}
+
 int conf_init(bool need_realtime)
 {
 	struct rtb_port_config cfg = {

@@ -145,6 +145,8 @@ void rtb_recorder_add_invalid(struct rtb_recorder *r);
 /* Percentile q in [0,1] from the histogram, clamped to [min, max]. */
 uint64_t rtb_recorder_percentile(const struct rtb_recorder *r, double q);
 double rtb_recorder_mean(const struct rtb_recorder *r);
+/* Sample standard deviation, computed from the exact sums; valid while the
+ * squared deviations from the mean add up to less than 2^128. */
 double rtb_recorder_stddev(const struct rtb_recorder *r);
 /* Warm-up size for n iterations: 1 %, at least 10 (never more than n/2). */
 uint32_t rtb_warmup_for(uint64_t n);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Fake port for the core's unit tests: the parts of the contract the engine
- * itself uses (counter, console, memory, info). The console is captured in
- * memory so tests can read back every record the emitter wrote.
+ * itself uses (counter, console, memory, info, yield). The console is
+ * captured in memory so tests can read back every record the emitter wrote;
+ * yield calls a hook so tests can script what "another thread" does.
  */
 #include "fake_port.h"
 
@@ -13,6 +14,9 @@ uint64_t fake_counter;
 uint64_t fake_counter_step;
 char *fake_console;
 size_t fake_console_len;
+uint64_t fake_console_writes;
+uint64_t fake_yields;
+void (*fake_yield_hook)(void);
 static size_t fake_console_cap;
 
 static struct rtb_port_info info = {
@@ -37,6 +41,9 @@ void fake_reset(void)
 	fake_counter = 0;
 	fake_counter_step = 0;
 	fake_console_len = 0;
+	fake_console_writes = 0;
+	fake_yields = 0;
+	fake_yield_hook = NULL;
 	fake_stop = false;
 	if (fake_console != NULL)
 		fake_console[0] = '\0';
@@ -89,8 +96,16 @@ bool rtb_port_stop_requested(void)
 	return fake_stop;
 }
 
+void rtb_port_thread_yield(void)
+{
+	fake_yields++;
+	if (fake_yield_hook != NULL)
+		fake_yield_hook();
+}
+
 int rtb_port_console_write(const char *buf, size_t len)
 {
+	fake_console_writes++;
 	if (fake_console_len + len + 1 > fake_console_cap) {
 		size_t cap = (fake_console_len + len + 1) * 2;
 		char *p = realloc(fake_console, cap);

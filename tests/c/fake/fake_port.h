@@ -11,7 +11,12 @@
 
 extern char *fake_console; /* everything written to the console, NUL-terminated */
 extern size_t fake_console_len;
-extern bool fake_stop; /* what rtb_port_stop_requested() answers */
+extern uint64_t fake_console_writes;  /* rtb_port_console_write() calls */
+extern bool fake_stop;		      /* what rtb_port_stop_requested() answers */
+extern uint64_t fake_yields;	      /* rtb_port_thread_yield() calls */
+extern void (*fake_yield_hook)(void); /* run by each yield, may be NULL */
+extern uint64_t fake_counter;	      /* next counter value */
+extern uint64_t fake_counter_step;    /* added after each counter read */
 
 void fake_reset(void);
 void fake_set_caps(uint32_t caps);
