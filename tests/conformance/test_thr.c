@@ -11,18 +11,6 @@
 #include "capture.h"
 #include "check.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-/* Deleting a live thread on POSIX cancels it; AddressSanitizer then trips
- * over the cancelled thread's stale stack poisoning when it removes its
- * alternate signal stack at thread exit (google/sanitizers#1399, a false
- * positive). Without the alternate stack there is nothing to trip over. */
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-	return "use_sigaltstack=0";
-}
-#endif
-
 /* The unsigned number after "key": in a record line (the first occurrence). */
 static uint64_t field(const char *line, const char *key)
 {
