@@ -101,3 +101,27 @@ def test_samples_csv_is_in_ns_with_the_unit_in_the_header(tmp_path: Path) -> Non
     assert lines == ["index,value_ns", "0,0.0", "1,10.0", "2,1000.0"]
     assert sf.unit == "ns" and sf.count == 3
     assert results.read_samples(tmp_path, sf) == [0.0, 10.0, 1000.0]
+
+
+def test_long_tables_are_shortened_in_the_terminal_only() -> None:
+    base = synthetic_doc()
+    meta = read_jsonl("synthetic-verdicts-tables.jsonl")[0]
+    table = {
+        "v": 1, "type": "table", "scenario": "x.y", "name": "long", "title": "Long table",
+        "columns": [{"name": "n", "unit": "count"}, {"name": "note", "unit": ""}],
+        "rows": [[i, "word " * (30 if i == 0 else 1)] for i in range(100)],
+    }  # fmt: skip
+    outcome = results.ScenarioOutcome(
+        name="x.y", ids=(), summary=None, status="ok", reason=None, meta=meta, records=(table,)
+    )
+    doc = results.ResultsDocument(
+        run=base.run, host=base.host, caveats=(), settings=base.settings,
+        calibration=None, scenarios=(outcome,),
+    )  # fmt: skip
+    text = terminal.render(doc)
+    assert "... 80 more rows" in text
+    assert re.search(r"^\s+99\s+word$", text, re.M)
+    assert not re.search(r"^\s+50\s+word$", text, re.M)
+    assert max(len(line) for line in text.splitlines() if "word" in line) < 90
+    page = html.render(doc, {})
+    assert page.count("<td>word") == 100

@@ -40,7 +40,8 @@ th{background:#f1f3f6;text-align:left}td.n{text-align:right;font-variant-numeric
 .st-ok,.v-pass{color:#1b7f37}.st-error,.st-timeout,.st-crashed,.v-fail{color:#c62828}
 .st-stopped,.st-unsupported,.st-interrupted,.v-inconclusive,.v-unsupported{color:#a15c00}
 .st-not_implemented{color:#777}.muted{color:#667}.badge{font-weight:bold}
-.charts{display:flex;flex-wrap:wrap;gap:1rem}svg{background:#fafbfc;border:1px solid #e3e6ea}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}
+figcaption{font-size:.85rem;max-width:460px}svg{background:#fafbfc;border:1px solid #e3e6ea}
 details{margin:.5rem 0}code{font-size:.9em}
 """
 
@@ -299,14 +300,29 @@ def _metric_block(
     )
     charts = []
     if m.histogram:
-        charts.append(histogram_svg(m.histogram, m.unit, div, unit_name))
+        charts.append(
+            _figure(
+                histogram_svg(m.histogram, m.unit, div, unit_name),
+                f"Histogram of all {m.count:,} samples (logarithmic counts).",
+            )
+        )
     sf = outcome.samples_for(m)
     values = series.get(sf.path, ()) if sf is not None else ()
     if values:
-        charts.append(series_svg(values, m.unit, div, unit_name))
+        which = "every sample" if len(values) == m.count else f"the first {len(values):,} samples"
+        charts.append(
+            _figure(
+                series_svg(values, m.unit, div, unit_name),
+                f"Value of {which} in order (raw data: {sf.path if sf else ''}).",
+            )
+        )
     if charts:
         html += "<div class='charts'>" + "".join(charts) + "</div>"
     return html
+
+
+def _figure(svg: str, caption: str) -> str:
+    return f"<figure>{svg}<figcaption class='muted'>{_e(caption)}</figcaption></figure>"
 
 
 def _nice_label(value: float, unit: str, div: float) -> str:

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
-from rtbench import __version__, units
+from rtbench import units
 from rtbench.report.common import (
     STATUS_WORDS,
     TableView,
@@ -199,9 +200,32 @@ def _verdicts_section(doc: ResultsDocument, s: _Style) -> list[str]:
     return out
 
 
+_TABLE_ROWS_MAX = 30
+_TABLE_HEAD_ROWS = 15
+_TABLE_TAIL_ROWS = 5
+_TEXT_CELL_MAX = 60
+
+
 def _render_table(t: TableView) -> list[str]:
-    rows = [list(t.headers), *[list(r) for r in t.rows]]
-    return _align(rows, t.numeric, indent="    ")
+    """Aligned rows; long tables keep their first and last rows (report.html has all)."""
+    shown: list[tuple[str, ...] | None] = list(t.rows)
+    if len(t.rows) > _TABLE_ROWS_MAX:
+        shown = [*t.rows[:_TABLE_HEAD_ROWS], None, *t.rows[-_TABLE_TAIL_ROWS:]]
+    physical: list[list[str]] = [list(t.headers)]
+    gap_at = -1
+    for row in shown:
+        if row is None:
+            gap_at = len(physical)
+            continue
+        # Long text cells wrap onto continuation lines.
+        wrapped = [textwrap.wrap(c, _TEXT_CELL_MAX) or [""] for c in row]
+        for k in range(max(len(w) for w in wrapped)):
+            physical.append([w[k] if k < len(w) else "" for w in wrapped])
+    aligned = _align(physical, t.numeric, indent="    ")
+    if gap_at >= 0:
+        hidden = len(t.rows) - _TABLE_HEAD_ROWS - _TABLE_TAIL_ROWS
+        aligned.insert(gap_at, f"    ... {hidden} more rows (report.html has the whole table)")
+    return aligned
 
 
 def _tables_section(doc: ResultsDocument, s: _Style) -> list[str]:
@@ -267,6 +291,3 @@ def _summary_line(doc: ResultsDocument) -> str:
     if not doc.run.complete:
         text += "; run INCOMPLETE"
     return text
-
-
-__all__ = ["__version__", "render"]
