@@ -271,10 +271,10 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         deadline_scale=scale,
         command_line=("rtbench", *argv),
     )
-    count = len(selection.units)
+    count = sum(1 for u in selection.units if u.name != runner.CALIBRATION)
     progress.message(
-        f"rtbench run: profile {args.profile}, CPU {cpu}, {count} scenario(s) plus the "
-        f"calibration; results in {out}"
+        f"rtbench run: profile {args.profile}, CPU {cpu}, the calibration and {count} more "
+        f"scenario(s); results in {out}"
     )
     run = runner.Run(
         options, transport, core_catalog, selection, snap, cavs, ui, progress, out.name

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import RunCli, fake_core_env
 from rtbench import build, records, results
 from rtbench.paths import ROOT
@@ -50,7 +52,10 @@ def test_watchdog_kills_an_overrunning_scenario(run_cli: RunCli, tmp_path: Path)
     assert "TIMEOUT" in done.stdout
 
 
-def test_sigint_keeps_results_and_restores_settings(core_binary: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+def test_interruption_keeps_results_and_restores_settings(
+    core_binary: Path, tmp_path: Path, signo: signal.Signals
+) -> None:
     out = tmp_path / "out"
     before = RT_RUNTIME.read_text()
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1")
@@ -75,7 +80,7 @@ def test_sigint_keeps_results_and_restores_settings(core_binary: Path, tmp_path:
             raise AssertionError("the run did not reach sem.wait.block")
         time.sleep(1.0)
         during = RT_RUNTIME.read_text()
-        child.send_signal(signal.SIGINT)
+        child.send_signal(signo)
         stdout, stderr = child.communicate(timeout=60)
     finally:
         if child.poll() is None:
