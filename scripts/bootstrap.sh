@@ -20,7 +20,8 @@ rtb_say() { printf '%s\n' "$*" >&2; }
 # The Debian package that provides each missing tool, space separated.
 rtb_missing_packages() {
 	local want=$1 missing=""
-	command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+	# Without python3 there is no python3-venv either (Debian packages them apart).
+	command -v python3 >/dev/null 2>&1 || missing="$missing python3 python3-venv"
 	command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
 	if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
 		missing="$missing build-essential"

@@ -52,7 +52,7 @@ def test_terminate_reaches_the_child() -> None:
 
 
 def test_child_runs_in_its_own_session() -> None:
-    stream = LocalProcess(SH).start(["-c", "ps -o sid= -p $$"])
+    stream = LocalProcess(SH).start(["-c", "cut -d' ' -f6 /proc/$$/stat"])
     try:
         line = stream.read_line(5.0)
         assert line is not None
