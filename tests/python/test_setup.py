@@ -3,6 +3,7 @@
 
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,48 @@ def test_core_override_must_be_executable(tmp_path: Path, monkeypatch: pytest.Mo
         build.ensure_core(ROOT, lambda _t: None)
     plain.chmod(0o755)
     assert build.ensure_core(ROOT, lambda _t: None) == plain
+
+
+def _bootstrap_tree(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the bootstrap with a fake venv python that logs its calls."""
+    shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
+    shutil.copytree(ROOT / "requirements", tmp_path / "requirements")
+    log = tmp_path / "python-calls.log"
+    fake = tmp_path / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    site = tmp_path / "site"
+    site.mkdir()
+    fake.write_text(
+        f'#!/bin/sh\necho "$*" >> "{log}"\ncase "$1" in -c) echo "{site}" ;; esac\nexit 0\n'
+    )
+    fake.chmod(0o755)
+    return log, site
+
+
+def _bootstrap(tmp_path: Path, want: str) -> subprocess.CompletedProcess[str]:
+    script = f'. "{tmp_path}/scripts/bootstrap.sh"; rtb_bootstrap {want}'
+    return subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs the build tools installed")
+def test_bootstrap_installs_once_then_starts_at_once(tmp_path: Path) -> None:
+    log, site = _bootstrap_tree(tmp_path)
+    first = _bootstrap(tmp_path, "runtime")
+    assert first.returncode == 0, first.stderr
+    calls = log.read_text()
+    assert "-m pip install --require-hashes" in calls
+    assert "requirements/runtime.txt" in calls
+    assert (site / "rtbench-source.pth").read_text().strip() == str(tmp_path / "python")
+
+    log.unlink()
+    again = _bootstrap(tmp_path, "runtime")
+    assert again.returncode == 0, again.stderr
+    assert not log.exists(), "an unchanged installation must not call pip"
+
+    with (tmp_path / "requirements" / "runtime.txt").open("a") as f:
+        f.write("# changed\n")
+    changed = _bootstrap(tmp_path, "runtime")
+    assert changed.returncode == 0, changed.stderr
+    assert "requirements/runtime.txt" in log.read_text()
