@@ -245,12 +245,12 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if args.only and not selection.units:
         _warn("None of the selected ids is implemented in this build; only the calibration runs.")
 
+    _create_out(out)
     snap = system.snapshot(cpu)
     cavs = system.caveats(snap)
     for c in cavs:
         if c.get("severity") == "warning":
             _warn(f"{c.get('message', '')} {c.get('advice', '')}".strip())
-    _create_out(out)
 
     progress = Progress(sys.stderr, interactive=sys.stderr.isatty())
     ui = runner.Ui(
