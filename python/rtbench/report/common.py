@@ -129,7 +129,7 @@ def _plain_cell(cell: Any) -> str:
     if isinstance(cell, bool):
         return "yes" if cell else "no"
     if isinstance(cell, int):
-        return f"{cell:,}" if abs(cell) >= 10000 else str(cell)
+        return f"{cell:,}"
     if isinstance(cell, float):
         if cell == math.floor(cell) and abs(cell) < 1e15:
             return _plain_cell(int(cell))

@@ -112,7 +112,8 @@ def render(doc: ResultsDocument, *, color: bool = False, location: str | None = 
         lines.append("")
         lines.append(s("Caveats", "bold"))
         for c in warnings:
-            lines.append(f"  ! {c.get('message', '')} {c.get('advice', '')}".rstrip())
+            text = f"{c.get('message', '')} {c.get('advice', '')}".strip()
+            lines.extend(textwrap.wrap(text, 100, initial_indent="  ! ", subsequent_indent="    "))
     changes = doc.settings.get("changes", [])
     if changes:
         lines.append("")
