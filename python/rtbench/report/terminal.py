@@ -113,7 +113,15 @@ def render(doc: ResultsDocument, *, color: bool = False, location: str | None = 
         lines.append(s("Caveats", "bold"))
         for c in warnings:
             text = f"{c.get('message', '')} {c.get('advice', '')}".strip()
-            lines.extend(textwrap.wrap(text, 100, initial_indent="  ! ", subsequent_indent="    "))
+            lines.extend(
+                textwrap.wrap(
+                    text,
+                    100,
+                    initial_indent="  ! ",
+                    subsequent_indent="    ",
+                    break_on_hyphens=False,
+                )
+            )
     changes = doc.settings.get("changes", [])
     if changes:
         lines.append("")
@@ -219,7 +227,7 @@ def _render_table(t: TableView) -> list[str]:
             gap_at = len(physical)
             continue
         # Long text cells wrap onto continuation lines.
-        wrapped = [textwrap.wrap(c, _TEXT_CELL_MAX) or [""] for c in row]
+        wrapped = [textwrap.wrap(c, _TEXT_CELL_MAX, break_on_hyphens=False) or [""] for c in row]
         for k in range(max(len(w) for w in wrapped)):
             physical.append([w[k] if k < len(w) else "" for w in wrapped])
     aligned = _align(physical, t.numeric, indent="    ")
