@@ -116,7 +116,7 @@ def render(doc: ResultsDocument, *, color: bool = False, location: str | None = 
             lines.extend(
                 textwrap.wrap(
                     text,
-                    100,
+                    _WRAP_WIDTH,
                     initial_indent="  ! ",
                     subsequent_indent="    ",
                     break_on_hyphens=False,
@@ -199,11 +199,24 @@ def _verdicts_section(doc: ResultsDocument, s: _Style) -> list[str]:
         for v in verdicts(outcome):
             word = v.outcome.upper()
             name = v.scenario + (f" ({v.label})" if v.label else "")
-            out.append(
-                f"  {s(word.ljust(12), 'bold', _OUTCOME_COLORS.get(word, 'bold'))} "
-                f"{name} {v.check}: {v.reason}"
+            indent = " " * 15
+            text = textwrap.wrap(
+                f"{name} {v.check}: {v.reason}",
+                _WRAP_WIDTH - 15,
+                break_on_hyphens=False,
             )
-            out.append(f"  {'':12} {v.control_sentence}")
+            styled = s(word.ljust(12), "bold", _OUTCOME_COLORS.get(word, "bold"))
+            out.append(f"  {styled} {text[0]}")
+            out.extend(indent + line for line in text[1:])
+            out.extend(
+                textwrap.wrap(
+                    v.control_sentence,
+                    _WRAP_WIDTH,
+                    initial_indent=indent,
+                    subsequent_indent=indent + "  ",
+                    break_on_hyphens=False,
+                )
+            )
     if out:
         out = ["", s("Behaviour verdicts", "bold"), *out]
     return out
@@ -213,6 +226,7 @@ _TABLE_ROWS_MAX = 30
 _TABLE_HEAD_ROWS = 15
 _TABLE_TAIL_ROWS = 5
 _TEXT_CELL_MAX = 60
+_WRAP_WIDTH = 100
 
 
 def _render_table(t: TableView) -> list[str]:
