@@ -314,7 +314,8 @@ def write_document(out_dir: Path, doc: ResultsDocument) -> Path:
     data = doc.to_json()
     validate(data, "results")
     path = out_dir / RESULTS_FILE
-    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    # default=str: a host snapshot value that is not plain JSON is kept as text.
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
     return path
 
 
@@ -410,6 +411,12 @@ def load(path: Path) -> ResultsDocument:
         raise ResultsError(
             f"{file} uses results schema version {version!r}; "
             f"this rtbench reads version {RESULTS_SCHEMA_VERSION}."
+        )
+    protocol = data.get("protocol_version")
+    if protocol != PROTOCOL_VERSION:
+        raise ResultsError(
+            f"{file} holds records of protocol version {protocol!r}; "
+            f"this rtbench reads version {PROTOCOL_VERSION}."
         )
     try:
         validate(data, "results")

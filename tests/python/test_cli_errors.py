@@ -128,6 +128,14 @@ def test_show_wrong_schema_version(run_cli: RunCli, tmp_path: Path) -> None:
     assert "version 99" in done.stderr
 
 
+def test_show_other_protocol_version(run_cli: RunCli, tmp_path: Path) -> None:
+    data = _fixture_data()
+    data["protocol_version"] = 2
+    done = run_cli("show", str(_stored(tmp_path, json.dumps(data))))
+    assert_one_line_error(done)
+    assert "protocol version 2" in done.stderr
+
+
 def test_show_schema_invalid(run_cli: RunCli, tmp_path: Path) -> None:
     data = _fixture_data()
     del data["run"]
