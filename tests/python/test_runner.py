@@ -61,8 +61,8 @@ def test_interruption_keeps_results_and_restores_settings(
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1")
     env.pop(build.CORE_ENV, None)
     child = subprocess.Popen(
-        [sys.executable, "-m", "rtbench", "run", "--only", "sem.*", "--lift-rt-throttle",
-         "--set", "rounds=100000000", "--out", str(out)],
+        [sys.executable, "-m", "rtbench", "run", "--only", "sem.wait.available", "sem.wait.block",
+         "--lift-rt-throttle", "--set", "rounds=100000000", "--out", str(out)],
         cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -113,7 +113,7 @@ def test_crashed_scenario_is_recorded_and_the_run_goes_on(
 ) -> None:
     out = tmp_path / "out"
     env = fake_core_env(core_binary, "crash", "sem.wait.available")
-    done = run_cli("run", "--only", "sem.*", "--raw-max", "10", "--out", str(out), env=env)
+    done = run_cli("run", "--only", "sem.wait.*", "--raw-max", "10", "--out", str(out), env=env)
     assert done.returncode == 1, done.stderr
     scenarios = by_name(load(out))
     crashed = scenarios["sem.wait.available"]
