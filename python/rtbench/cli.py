@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The `rtbench` command line: run, list, system, show.
+
+Bad input is one sentence on the error stream and exit status 2; nothing
+already stored is touched before every input has been checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TextIO
+
+from rtbench import __version__, build, catalog, runner, system
+from rtbench.errors import RtbenchError, UsageError
+from rtbench.paths import ROOT
+from rtbench.progress import Progress
+from rtbench.report import html as html_report
+from rtbench.report import terminal
+from rtbench.results import (
+    REPORT_FILE,
+    RESULTS_FILE,
+    ResultsDocument,
+    load,
+    read_samples,
+    write_atomic,
+)
+from rtbench.transport import LocalProcess
+
+_SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-sentence errors (raised, so main prints them)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(_usage_sentence(self.prog, message))
+
+
+def _usage_sentence(prog: str, message: str) -> str:
+    match = re.match(r"argument (\S+?)(?:/\S+)?: invalid choice: '([^']*)'", message)
+    if match and match.group(1) == "--profile":
+        return f"{prog}: unknown profile '{match.group(2)}' (use quick, standard or endurance)."
+    if match and match.group(1) in ("command", "{run,list,system,show}"):
+        return f"{prog}: unknown command '{match.group(2)}' (use run, list, system or show)."
+    text = message[0].upper() + message[1:] if message else "Invalid arguments"
+    return f"{prog}: {text.rstrip('.')}."
+
+
+def _color(stream: TextIO) -> bool:
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def _nonnegative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is negative")
+    return value
+
+
+def build_parser() -> _Parser:
+    parser = _Parser(
+        prog="rtbench",
+        description="Evaluate how this system behaves and performs for real-time work.",
+    )
+    parser.add_argument("--version", action="version", version=f"rtbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="command", required=True)
+
+    run = sub.add_parser("run", help="run the scenarios and write a results directory")
+    run.add_argument(
+        "--profile", choices=catalog.PROFILES, default="quick", help="how long to measure"
+    )
+    run.add_argument(
+        "--only",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="PATTERN",
+        help="run only ids or labels matching these shell patterns (sem.*, SEM-P-ARC)",
+    )
+    run.add_argument("--cpu", type=_nonnegative, help="measurement CPU (default: the last one)")
+    run.add_argument(
+        "--out", type=Path, help="results directory (default: results/<time>-<profile>)"
+    )
+    run.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="scenario option passed to the core (iterations=1000, ...)",
+    )
+    run.add_argument(
+        "--lift-rt-throttle",
+        action="store_true",
+        help="lift real-time throttling during the run (restored afterwards)",
+    )
+    run.add_argument(
+        "--no-dma-latency",
+        action="store_true",
+        help="do not hold /dev/cpu_dma_latency at 0 during the run",
+    )
+    run.add_argument(
+        "--raw-max", type=_nonnegative, metavar="N", help="raw samples kept per metric"
+    )
+
+    lst = sub.add_parser("list", help="show the scenario catalog")
+    lst.add_argument("--json", action="store_true", help="machine-readable output")
+
+    sysp = sub.add_parser("system", help="describe this host and what may disturb measurements")
+    sysp.add_argument("--json", action="store_true", help="machine-readable output")
+    sysp.add_argument("--cpu", type=_nonnegative, help="measurement CPU to check")
+
+    show = sub.add_parser("show", help="print the report of a stored run")
+    show.add_argument("path", type=Path, metavar="DIR", help="results directory or results.json")
+    return parser
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _warn(text: str) -> None:
+    prefix = "\x1b[33mwarning:\x1b[0m" if _color(sys.stderr) else "warning:"
+    _err(f"{prefix} {text}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(args_list)
+        if args.command == "run":
+            return cmd_run(args, args_list)
+        if args.command == "list":
+            return cmd_list(args)
+        if args.command == "system":
+            return cmd_system(args)
+        return cmd_show(args)
+    except RtbenchError as e:
+        _err(str(e))
+        return e.exit_status
+    except KeyboardInterrupt:
+        _err("Interrupted.")
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+# ---- helpers shared by commands --------------------------------------------
+
+
+def _check_cpu(cpu: int | None) -> int:
+    usable = system.usable_cpus()
+    if cpu is None:
+        return system.default_cpu()
+    if cpu not in usable:
+        listed = ", ".join(str(c) for c in usable)
+        raise UsageError(
+            f"CPU {cpu} is not online or not allowed for this process (usable: {listed})."
+        )
+    return cpu
+
+
+def _core(announce: bool = True) -> Path:
+    return build.ensure_core(ROOT, _err if announce else (lambda _text: None))
+
+
+# ---- run -----------------------------------------------------------------
+
+
+def _check_sets(sets: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in sets:
+        if not _SET_RE.match(item):
+            raise UsageError(
+                f"--set needs key=value (letters, digits, '.', '_', '-' in the key), not '{item}'."
+            )
+        key, _, value = item.partition("=")
+        pairs.append((key, value))
+    return tuple(pairs)
+
+
+def _check_out(out: Path | None, profile: str) -> Path:
+    if out is None:
+        stamp = dt.datetime.now().strftime("%Y-%m-%dT%H-%M-%S")
+        base = Path("results") / f"{stamp}-{profile}"
+        candidate, n = base, 2
+        while candidate.exists():
+            candidate = base.with_name(f"{base.name}-{n}")
+            n += 1
+        out = candidate
+    if out.exists():
+        if not out.is_dir():
+            raise UsageError(f"--out {out} exists and is not a directory.")
+        if (out / RESULTS_FILE).exists():
+            raise UsageError(
+                f"{out} already holds {RESULTS_FILE}; rtbench never overwrites results, "
+                "so choose another --out."
+            )
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise UsageError(f"Cannot write to {out}: permission denied.")
+        return out
+    ancestor = out.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise UsageError(f"Cannot create {out}: {ancestor} is not a directory.")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise UsageError(f"Cannot create {out}: {ancestor} is not writable.")
+    return out
+
+
+def _create_out(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".rtbench-probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise UsageError(f"Cannot write to {out}: {e.strerror or e}.") from None
+
+
+def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    cpu = _check_cpu(args.cpu)
+    sets = _check_sets(args.sets)
+    scale = runner.deadline_scale()
+    out = _check_out(args.out, args.profile)
+
+    core = _core()
+    transport = LocalProcess(core, child_cpus=set(os.sched_getaffinity(0)))
+    _meta, core_catalog = runner.query_catalog(transport, cpu)
+    selection, unmatched = catalog.select(core_catalog, args.only)
+    if unmatched:
+        raise UsageError(f"No scenario id or label matches '{unmatched[0]}' (see `rtbench list`).")
+    if args.only and not selection.units:
+        _warn("None of the selected ids is implemented in this build; only the calibration runs.")
+
+    _create_out(out)
+    snap = system.snapshot(cpu)
+    cavs = system.caveats(snap)
+    for c in cavs:
+        if c.get("severity") == "warning":
+            _warn(f"{c.get('message', '')} {c.get('advice', '')}".strip())
+
+    progress = Progress(sys.stderr, interactive=sys.stderr.isatty())
+    ui = runner.Ui(
+        warn=lambda text: progress.message(
+            ("\x1b[33mwarning:\x1b[0m " if _color(sys.stderr) else "warning: ") + text
+        ),
+        info=progress.message,
+    )
+    options = runner.RunOptions(
+        profile=args.profile,
+        patterns=tuple(args.only),
+        cpu=cpu,
+        out_dir=out,
+        sets=sets,
+        lift_rt_throttle=args.lift_rt_throttle,
+        dma_latency=not args.no_dma_latency,
+        raw_max=args.raw_max,
+        deadline_scale=scale,
+        command_line=("rtbench", *argv),
+    )
+    count = sum(1 for u in selection.units if u.name != runner.CALIBRATION)
+    progress.message(
+        f"rtbench run: profile {args.profile}, CPU {cpu}, the calibration and {count} more "
+        f"scenario(s); results in {out}"
+    )
+    run = runner.Run(
+        options, transport, core_catalog, selection, snap, cavs, ui, progress, out.name
+    )
+    doc = run.execute()
+    _write_html(out, doc)
+    sys.stdout.write(terminal.render(doc, color=_color(sys.stdout), location=str(out)))
+    sys.stdout.flush()
+    status = runner.exit_status(doc)
+    if status == 130:
+        _err(f"Interrupted; what was measured is in {out}.")
+    return status
+
+
+def _write_html(out: Path, doc: ResultsDocument) -> None:
+    series = {sf.path: read_samples(out, sf) for s in doc.scenarios for sf in s.samples}
+    write_atomic(out / REPORT_FILE, html_report.render(doc, series))
+
+
+# ---- list, system, show ------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    core = _core()
+    transport = LocalProcess(core)
+    _meta, core_catalog = runner.query_catalog(transport, system.default_cpu())
+    listed = catalog.merged(core_catalog)
+    if args.json:
+        sys.stdout.write(json.dumps(catalog.to_json(listed), indent=1) + "\n")
+    else:
+        sys.stdout.write(catalog.render(listed))
+    return 0
+
+
+def cmd_system(args: argparse.Namespace) -> int:
+    cpu = _check_cpu(args.cpu)
+    snap = system.snapshot(cpu)
+    cavs = system.caveats(snap)
+    if args.json:
+        data: dict[str, Any] = {"snapshot": snap, "caveats": cavs}
+        sys.stdout.write(json.dumps(data, indent=1, default=str) + "\n")
+    else:
+        text = system.render(snap, cavs)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    doc = load(args.path)
+    location = args.path if args.path.is_dir() else args.path.parent
+    sys.stdout.write(terminal.render(doc, color=_color(sys.stdout), location=str(location)))
+    return 0

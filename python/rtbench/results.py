@@ -1,0 +1,425 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The results directory of a run: the data model, results.json, raw samples.
+
+A results directory holds `results.json` (the document: run information, host
+snapshot, caveats, changed settings, calibration, and per scenario its status
+and every record the core wrote except raw samples), `samples/*.csv` (the raw
+series, one file per metric) and the rendered reports. results.json is
+rewritten atomically after every scenario, so an interruption or a crash keeps
+everything measured until then.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rtbench import __version__, units
+from rtbench.catalog import CatalogId
+from rtbench.errors import ResultsError
+from rtbench.records import (
+    PROTOCOL_VERSION,
+    RESULTS_SCHEMA,
+    RESULTS_SCHEMA_VERSION,
+    RecordError,
+    validate,
+)
+from rtbench.stats import MetricSummary, summarize
+
+RESULTS_FILE = "results.json"
+SAMPLES_DIR = "samples"
+REPORT_FILE = "report.html"
+
+STATUSES = (
+    "ok",
+    "stopped",
+    "unsupported",
+    "error",
+    "timeout",
+    "crashed",
+    "interrupted",
+    "not_implemented",
+)
+FAILED_STATUSES = ("error", "timeout", "crashed")
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SamplesFile:
+    """A metric's raw series stored as `index,value` CSV under samples/."""
+
+    scenario: str
+    metric: str
+    params: Mapping[str, Any]
+    path: str
+    count: int
+    unit: str
+
+    def to_json(self) -> Json:
+        return {
+            "scenario": self.scenario,
+            "metric": self.metric,
+            "params": dict(self.params),
+            "path": self.path,
+            "count": self.count,
+            "unit": self.unit,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SamplesFile:
+        return cls(
+            str(data["scenario"]),
+            str(data["metric"]),
+            dict(data["params"]),
+            str(data["path"]),
+            int(data["count"]),
+            str(data["unit"]),
+        )
+
+
+@dataclass(frozen=True)
+class ScenarioOutcome:
+    """One run unit: how it ended and what the core reported."""
+
+    name: str
+    ids: tuple[CatalogId, ...]
+    summary: str | None
+    status: str
+    reason: str | None
+    elapsed_s: float | None = None
+    exit_code: int | None = None
+    deadline_ms: int | None = None
+    meta: Json | None = None
+    records: tuple[Json, ...] = ()
+    samples: tuple[SamplesFile, ...] = ()
+    stderr_tail: str = ""
+    errors: tuple[str, ...] = ()
+
+    @property
+    def counter_hz(self) -> float | None:
+        if self.meta is None:
+            return None
+        return float(self.meta["counter"]["hz"])
+
+    def of_type(self, kind: str) -> Iterator[Json]:
+        return (r for r in self.records if r.get("type") == kind)
+
+    def metrics(self) -> list[MetricSummary]:
+        """The scenario's `result` records with statistics in their base unit."""
+        hz = self.counter_hz
+        out: list[MetricSummary] = []
+        for record in self.of_type("result"):
+            if record["unit"] == "ticks" and hz is None:
+                continue
+            out.append(summarize(record, hz))
+        return out
+
+    def samples_for(self, summary: MetricSummary) -> SamplesFile | None:
+        for sf in self.samples:
+            if (
+                sf.scenario == summary.scenario
+                and sf.metric == summary.metric
+                and dict(sf.params) == dict(summary.params)
+            ):
+                return sf
+        return None
+
+    def to_json(self) -> Json:
+        return {
+            "name": self.name,
+            "ids": [{"id": i.id, "label": i.label} for i in self.ids],
+            "summary": self.summary,
+            "status": self.status,
+            "reason": self.reason,
+            "elapsed_s": None if self.elapsed_s is None else round(self.elapsed_s, 3),
+            "exit_code": self.exit_code,
+            "deadline_ms": self.deadline_ms,
+            "meta": self.meta,
+            "records": list(self.records),
+            "samples": [s.to_json() for s in self.samples],
+            "stderr_tail": self.stderr_tail,
+            "errors": list(self.errors),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ScenarioOutcome:
+        return cls(
+            name=str(data["name"]),
+            ids=tuple(CatalogId(str(i["id"]), i.get("label")) for i in data["ids"]),
+            summary=data.get("summary"),
+            status=str(data["status"]),
+            reason=data.get("reason"),
+            elapsed_s=data.get("elapsed_s"),
+            exit_code=data.get("exit_code"),
+            deadline_ms=data.get("deadline_ms"),
+            meta=data.get("meta"),
+            records=tuple(data["records"]),
+            samples=tuple(SamplesFile.from_json(s) for s in data["samples"]),
+            stderr_tail=str(data["stderr_tail"]),
+            errors=tuple(str(e) for e in data["errors"]),
+        )
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The timestamp calibration a run used."""
+
+    scenario: str
+    counter: Mapping[str, Any]
+    overhead_ticks: int
+    overhead_ns: float
+    passed_on: bool
+
+    def to_json(self) -> Json:
+        return {
+            "scenario": self.scenario,
+            "counter": dict(self.counter),
+            "overhead_ticks": self.overhead_ticks,
+            "overhead_ns": round(self.overhead_ns, 3),
+            "passed_on": self.passed_on,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Calibration:
+        return cls(
+            str(data["scenario"]),
+            dict(data["counter"]),
+            int(data["overhead_ticks"]),
+            float(data["overhead_ns"]),
+            bool(data["passed_on"]),
+        )
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What was asked for and how the run went as a whole."""
+
+    id: str
+    started: str
+    finished: str | None
+    complete: bool
+    interrupted: bool
+    profile: str
+    cpu: int
+    patterns: tuple[str, ...]
+    selected: tuple[str, ...]
+    command_line: tuple[str, ...]
+    target: str
+    realtime: bool
+    options: Mapping[str, Any]
+    core: Mapping[str, Any]
+
+    def to_json(self) -> Json:
+        return {
+            "id": self.id,
+            "started": self.started,
+            "finished": self.finished,
+            "complete": self.complete,
+            "interrupted": self.interrupted,
+            "profile": self.profile,
+            "cpu": self.cpu,
+            "patterns": list(self.patterns),
+            "selected": list(self.selected),
+            "command_line": list(self.command_line),
+            "target": self.target,
+            "realtime": self.realtime,
+            "options": dict(self.options),
+            "core": dict(self.core),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunInfo:
+        return cls(
+            id=str(data["id"]),
+            started=str(data["started"]),
+            finished=data.get("finished"),
+            complete=bool(data["complete"]),
+            interrupted=bool(data["interrupted"]),
+            profile=str(data["profile"]),
+            cpu=int(data["cpu"]),
+            patterns=tuple(data["patterns"]),
+            selected=tuple(data["selected"]),
+            command_line=tuple(data["command_line"]),
+            target=str(data["target"]),
+            realtime=bool(data["realtime"]),
+            options=dict(data["options"]),
+            core=dict(data["core"]),
+        )
+
+
+@dataclass(frozen=True)
+class ResultsDocument:
+    """The whole of results.json."""
+
+    run: RunInfo
+    host: Mapping[str, Any]
+    caveats: tuple[Mapping[str, str], ...]
+    settings: Mapping[str, Any]
+    calibration: Calibration | None
+    scenarios: tuple[ScenarioOutcome, ...]
+    rtbench_version: str = field(default=__version__)
+
+    def to_json(self) -> Json:
+        return {
+            "schema": RESULTS_SCHEMA,
+            "schema_version": RESULTS_SCHEMA_VERSION,
+            "protocol_version": PROTOCOL_VERSION,
+            "rtbench_version": self.rtbench_version,
+            "run": self.run.to_json(),
+            "host": dict(self.host),
+            "caveats": [dict(c) for c in self.caveats],
+            "settings": {
+                "changes": list(self.settings.get("changes", [])),
+                "skipped": list(self.settings.get("skipped", [])),
+            },
+            "calibration": None if self.calibration is None else self.calibration.to_json(),
+            "scenarios": [s.to_json() for s in self.scenarios],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ResultsDocument:
+        cal = data.get("calibration")
+        return cls(
+            run=RunInfo.from_json(data["run"]),
+            host=dict(data["host"]),
+            caveats=tuple(dict(c) for c in data["caveats"]),
+            settings=dict(data["settings"]),
+            calibration=None if cal is None else Calibration.from_json(cal),
+            scenarios=tuple(ScenarioOutcome.from_json(s) for s in data["scenarios"]),
+            rtbench_version=str(data["rtbench_version"]),
+        )
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace `path` with `text` so a reader sees the old or the new file, never a part."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_document(out_dir: Path, doc: ResultsDocument) -> Path:
+    """Write results.json (validated first: an invalid document is a bug of rtbench)."""
+    data = doc.to_json()
+    validate(data, "results")
+    path = out_dir / RESULTS_FILE
+    # default=str: a host snapshot value that is not plain JSON is kept as text.
+    write_atomic(path, json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")
+    return path
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+-]+")
+
+
+def samples_file_name(scenario: str, metric: str, params: Mapping[str, Any]) -> str:
+    """`<scenario>-<metric>[-key=value...].csv` with unsafe characters replaced."""
+    parts = [scenario, metric] + [f"{k}={v}" for k, v in params.items()]
+    stem = "-".join(_UNSAFE.sub("_", str(p)) for p in parts)
+    return stem[:180] + ".csv"
+
+
+def write_samples(
+    out_dir: Path,
+    scenario: str,
+    metric: str,
+    params: Mapping[str, Any],
+    values: Sequence[int],
+    unit: str,
+    counter_hz: float | None,
+    taken: set[str],
+) -> SamplesFile:
+    """Write one raw series as CSV; tick values are converted to nanoseconds."""
+    folder = out_dir / SAMPLES_DIR
+    folder.mkdir(exist_ok=True)
+    name = samples_file_name(scenario, metric, params)
+    stem = name[:-4]
+    n = 2
+    while name in taken:
+        name = f"{stem}-{n}.csv"
+        n += 1
+    taken.add(name)
+    if unit == "ticks" and counter_hz:
+        csv_unit = "ns"
+        lines = [f"{i},{units.ticks_to_ns(v, counter_hz):.1f}" for i, v in enumerate(values)]
+    else:
+        csv_unit = unit
+        lines = [f"{i},{v}" for i, v in enumerate(values)]
+    header = f"index,value_{_UNSAFE.sub('_', csv_unit)}"
+    write_atomic(folder / name, "\n".join([header, *lines]) + "\n")
+    return SamplesFile(
+        scenario, metric, dict(params), f"{SAMPLES_DIR}/{name}", len(values), csv_unit
+    )
+
+
+def read_samples(out_dir: Path, sf: SamplesFile) -> list[float]:
+    """The values of a samples CSV (empty when the file is missing or unreadable)."""
+    path = out_dir / sf.path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    values: list[float] = []
+    for line in text.splitlines()[1:]:
+        _, _, value = line.partition(",")
+        try:
+            values.append(float(value))
+        except ValueError:
+            return values
+    return values
+
+
+def resolve(path: Path) -> Path:
+    """The results.json a user means by a directory or a file path."""
+    if path.is_dir():
+        return path / RESULTS_FILE
+    return path
+
+
+def load(path: Path) -> ResultsDocument:
+    """Read and check a stored results.json; every problem is one sentence (ResultsError)."""
+    file = resolve(path)
+    if not file.exists():
+        if path.is_dir():
+            raise ResultsError(f"{path} holds no {RESULTS_FILE}.")
+        raise ResultsError(f"{path} does not exist.")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) else "it is not UTF-8 text"
+        raise ResultsError(f"Cannot read {file}: {reason}.") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ResultsError(
+            f"{file} is not valid JSON (line {e.lineno}: {e.msg}); it is truncated or corrupted."
+        ) from None
+    if not isinstance(data, dict) or data.get("schema") != RESULTS_SCHEMA:
+        raise ResultsError(f"{file} is not an rtbench results file.")
+    version = data.get("schema_version")
+    if version != RESULTS_SCHEMA_VERSION:
+        raise ResultsError(
+            f"{file} uses results schema version {version!r}; "
+            f"this rtbench reads version {RESULTS_SCHEMA_VERSION}."
+        )
+    protocol = data.get("protocol_version")
+    if protocol != PROTOCOL_VERSION:
+        raise ResultsError(
+            f"{file} holds records of protocol version {protocol!r}; "
+            f"this rtbench reads version {PROTOCOL_VERSION}."
+        )
+    try:
+        validate(data, "results")
+    except RecordError as e:
+        raise ResultsError(f"{file} does not match the results schema ({e}).") from None
+    return ResultsDocument.from_json(data)

@@ -1,0 +1,670 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Running scenarios: one core process per run unit, under a watchdog.
+
+The runner always runs `cal.timestamp` first and hands its minimum (the cost
+of a timestamp) and the counter frequency to every later process, so a whole
+run uses one calibration. Each unit runs in its own process and session; a
+unit that overruns its deadline (from the core's catalog, plus slack) is
+killed and recorded as `timeout`, one that dies or ends without its `end`
+record as `crashed`, and the run goes on. results.json is rewritten after
+every unit. SIGINT and SIGTERM ask the running unit to stop (it reports what
+it measured), then the run ends as interrupted. Host settings changed for the
+run are restored on every path.
+
+Test hook: RTBENCH_DEADLINE_SCALE multiplies every deadline (e.g. 0.001 makes
+the watchdog fire after the slack alone).
+"""
+
+from __future__ import annotations
+
+import atexit
+import datetime as dt
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from rtbench import tuning
+from rtbench.catalog import CatalogId, CoreScenario, Selection, SpecEntry
+from rtbench.errors import CoreError, UsageError
+from rtbench.progress import Progress
+from rtbench.records import (
+    PROTOCOL_VERSION,
+    ProtocolVersionError,
+    Record,
+    RecordError,
+    metric_key,
+    parse_line,
+)
+from rtbench.results import (
+    FAILED_STATUSES,
+    Calibration,
+    ResultsDocument,
+    RunInfo,
+    SamplesFile,
+    ScenarioOutcome,
+    write_document,
+    write_samples,
+)
+from rtbench.stats import consistency_problems
+from rtbench.transport import CoreStream, EndOfStream, Transport
+from rtbench.units import ticks_to_ns
+
+CALIBRATION = "cal.timestamp"
+WATCHDOG_SLACK_S = 5.0
+STOP_GRACE_S = 5.0
+POLL_S = 0.1
+LIST_TIMEOUT_S = 60.0
+DEADLINE_SCALE_ENV = "RTBENCH_DEADLINE_SCALE"
+
+
+def deadline_scale() -> float:
+    """The test hook RTBENCH_DEADLINE_SCALE (1 when unset)."""
+    text = os.environ.get(DEADLINE_SCALE_ENV)
+    if not text:
+        return 1.0
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise UsageError(f"{DEADLINE_SCALE_ENV} must be a positive number, not {text!r}.")
+    return value
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What `rtbench run` was asked to do, already checked."""
+
+    profile: str
+    patterns: tuple[str, ...]
+    cpu: int
+    out_dir: Path
+    sets: tuple[tuple[str, str], ...] = ()
+    lift_rt_throttle: bool = False
+    dma_latency: bool = True
+    raw_max: int | None = None
+    deadline_scale: float = 1.0
+    command_line: tuple[str, ...] = ()
+
+
+class Ui:
+    """Where the runner says things: messages go above the progress bar."""
+
+    def __init__(self, warn: Callable[[str], None], info: Callable[[str], None]) -> None:
+        self.warn = warn
+        self.info = info
+
+
+class StopFlag:
+    """Set by SIGINT/SIGTERM; the runner polls it."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.signal_name = ""
+
+    def requested(self) -> bool:
+        return self.count > 0
+
+    def handler(self, signo: int, _frame: FrameType | None) -> None:
+        self.count += 1
+        self.signal_name = signal.Signals(signo).name
+
+
+def query_catalog(transport: Transport, cpu: int) -> tuple[Record, list[CoreScenario]]:
+    """Ask the core for its meta record and catalog (`rtbench-core list`)."""
+    try:
+        stream = transport.start(["list", "--cpu", str(cpu)])
+    except OSError as e:
+        raise CoreError(f"Cannot start rtbench-core: {e.strerror or e}.") from None
+    meta: Record | None = None
+    scenarios: list[CoreScenario] = []
+    problem: str | None = None
+    end_by = time.monotonic() + LIST_TIMEOUT_S
+    try:
+        while True:
+            if time.monotonic() > end_by:
+                stream.kill()
+                problem = "rtbench-core did not answer `list` in time"
+                break
+            try:
+                line = stream.read_line(POLL_S)
+            except EndOfStream:
+                break
+            if line is None or not line.strip():
+                continue
+            try:
+                record = parse_line(line)
+            except ProtocolVersionError as e:
+                stream.kill()
+                raise CoreError(
+                    f"rtbench-core wrote a {e}; rebuild the core from this source tree."
+                ) from None
+            except RecordError as e:
+                problem = problem or f"rtbench-core wrote an invalid record ({e})"
+                continue
+            if record["type"] == "meta":
+                meta = record
+            elif record["type"] == "catalog":
+                scenarios.append(CoreScenario.from_record(record))
+            elif record["type"] == "log" and record["level"] == "error":
+                problem = problem or f"rtbench-core failed: {record['message']}"
+        stream.wait(10.0)
+    finally:
+        stream.kill()
+        stream.wait(5.0)
+        stream.close()
+    if problem is not None:
+        raise CoreError(problem.rstrip(".") + ".")
+    if meta is None or not scenarios:
+        tail = stream.stderr_tail().strip().splitlines()
+        detail = f" ({tail[-1]})" if tail else ""
+        raise CoreError(f"rtbench-core did not list its scenarios{detail}.")
+    return meta, scenarios
+
+
+@dataclass
+class _Collector:
+    """What one core process reported, gathered while it runs."""
+
+    progress: Progress
+    ui: Ui
+    meta: Record | None = None
+    records: list[Record] = field(default_factory=list)
+    values: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    end: Record | None = None
+    last_error: str | None = None
+    lines: int = 0
+
+    def add(self, record: Record) -> None:
+        kind = record["type"]
+        if kind == "meta":
+            if self.meta is None:
+                self.meta = record
+            else:
+                self.errors.append(f"line {self.lines}: a second meta record")
+        elif kind == "samples":
+            series = self.values.setdefault(metric_key(record), [])
+            if int(record["first_index"]) != len(series):
+                self.errors.append(
+                    f"line {self.lines}: samples of {record['scenario']} {record['metric']} "
+                    f"start at {record['first_index']}, expected {len(series)}"
+                )
+            series.extend(int(v) for v in record["values"])
+        elif kind == "catalog":
+            self.errors.append(f"line {self.lines}: unexpected catalog record in a run")
+        else:
+            self.records.append(record)
+            if kind == "log":
+                self._log(record)
+            elif kind == "end" and record["scope"] == "scenario" and self.end is None:
+                self.end = record
+            elif kind == "result":
+                self.errors.extend(consistency_problems(record))
+
+    def _log(self, record: Record) -> None:
+        level = record["level"]
+        where = record.get("scenario", "rtbench-core")
+        if level == "progress":
+            if "progress" in record:
+                self.progress.fraction(float(record["progress"]), str(record["message"]))
+        elif level in ("warning", "error"):
+            self.ui.warn(f"{where}: {record['message']}")
+            if level == "error":
+                self.last_error = str(record["message"])
+
+
+def _signal_name(returncode: int) -> str:
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+class Run:
+    """One `rtbench run`: calibration, the selected units, results after each."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        transport: Transport,
+        core_catalog: Sequence[CoreScenario],
+        selection: Selection,
+        host: dict[str, Any],
+        caveats: list[dict[str, str]],
+        ui: Ui,
+        progress: Progress,
+        run_id: str,
+    ) -> None:
+        self.options = options
+        self.transport = transport
+        self.core_catalog = list(core_catalog)
+        self.selection = selection
+        self.host = host
+        self.caveats = caveats
+        self.ui = ui
+        self.progress = progress
+        self.run_id = run_id
+        self.stop = StopFlag()
+        self.outcomes: list[ScenarioOutcome] = []
+        self.calibration: Calibration | None = None
+        self.settings: dict[str, list[dict[str, Any]]] = {"changes": [], "skipped": []}
+        self.started = _now()
+        self.finished: str | None = None
+        self.interrupted = False
+        self.complete = False
+        self._taken_names: set[str] = set()
+        self._warned_not_realtime = False
+        self._cal_unit = self._find_calibration()
+        units = list(selection.units)
+        if self._cal_unit is not None and self._cal_unit not in units:
+            units.insert(0, self._cal_unit)
+        elif self._cal_unit is not None:
+            units.remove(self._cal_unit)
+            units.insert(0, self._cal_unit)
+        self.units = units
+
+    # ---- the document -------------------------------------------------
+
+    def _find_calibration(self) -> CoreScenario | None:
+        for unit in self.core_catalog:
+            if unit.name == CALIBRATION or any(c.id == CALIBRATION for c in unit.ids):
+                return unit
+        return None
+
+    @property
+    def realtime(self) -> bool:
+        return all(o.meta is None or bool(o.meta["realtime"]) for o in self.outcomes)
+
+    def document(self) -> ResultsDocument:
+        opts = self.options
+        run = RunInfo(
+            id=self.run_id,
+            started=self.started,
+            finished=self.finished,
+            complete=self.complete,
+            interrupted=self.interrupted,
+            profile=opts.profile,
+            cpu=opts.cpu,
+            patterns=opts.patterns,
+            selected=tuple(u.name for u in self.units),
+            command_line=opts.command_line,
+            target=self.transport.name,
+            realtime=self.realtime,
+            options={
+                "set": dict(opts.sets),
+                "raw_max": opts.raw_max,
+                "dma_latency": opts.dma_latency,
+                "lift_rt_throttle": opts.lift_rt_throttle,
+                "deadline_scale": opts.deadline_scale,
+            },
+            core=self._core_description(),
+        )
+        missing = [_not_implemented(e) for e in self.selection.missing]
+        return ResultsDocument(
+            run=run,
+            host=self.host,
+            caveats=tuple(self.caveats),
+            settings=self.settings,
+            calibration=self.calibration,
+            scenarios=(*self.outcomes, *missing),
+        )
+
+    def _core_description(self) -> dict[str, Any]:
+        described = dict(self.transport.describe())
+        for outcome in self.outcomes:
+            if outcome.meta is not None:
+                described["version"] = outcome.meta["core_version"]
+                break
+        return described
+
+    def save(self) -> None:
+        write_document(self.options.out_dir, self.document())
+
+    # ---- the run ---------------------------------------------------------
+
+    def execute(self) -> ResultsDocument:
+        """Run everything; results.json is complete or marked incomplete on return."""
+        previous = {
+            signo: signal.signal(signo, self.stop.handler)
+            for signo in (signal.SIGINT, signal.SIGTERM)
+        }
+        host_tuning = tuning.HostTuning(
+            cpu_dma_latency=self.options.dma_latency,
+            lift_rt_throttle=self.options.lift_rt_throttle,
+        )
+        atexit.register(host_tuning.restore)
+        original_affinity = os.sched_getaffinity(0)
+        try:
+            self.save()
+            try:
+                host_tuning.apply()
+            except OSError as e:
+                self.ui.warn(f"Could not change host settings for the run: {e}.")
+            finally:
+                self._note_settings(host_tuning)
+            for change in host_tuning.changes:
+                self.ui.info(
+                    f"Changed {change.get('setting')} from {change.get('original')} to "
+                    f"{change.get('applied')} for the run (restored at the end)."
+                )
+            self._pin_self(original_affinity)
+            self._run_units()
+            self.complete = not self.interrupted
+        finally:
+            try:
+                host_tuning.restore()
+            finally:
+                atexit.unregister(host_tuning.restore)
+                self._note_settings(host_tuning)
+                os.sched_setaffinity(0, original_affinity)
+                for signo, handler in previous.items():
+                    signal.signal(signo, handler)
+                self.finished = _now()
+                self.save()
+        return self.document()
+
+    def _note_settings(self, host_tuning: tuning.HostTuning) -> None:
+        self.settings = {
+            "changes": [dict(c) for c in host_tuning.changes],
+            "skipped": [dict(s) for s in host_tuning.skipped],
+        }
+
+    def _pin_self(self, original: set[int]) -> None:
+        others = set(original) - {self.options.cpu}
+        if others:
+            os.sched_setaffinity(0, others)
+
+    def _run_units(self) -> None:
+        profile = self.options.profile
+        estimates = [u.estimate_ms[profile] / 1000.0 + 0.3 for u in self.units]
+        progress = self.progress
+        progress.start(estimates)
+        try:
+            for index, unit in enumerate(self.units):
+                if self.stop.requested():
+                    self.interrupted = True
+                    break
+                outcome = self._run_unit(index, unit, progress)
+                self.outcomes.append(outcome)
+                if unit is self._cal_unit:
+                    self._calibrate(outcome)
+                self._check_realtime(outcome)
+                self.save()
+                if self.stop.requested():
+                    self.interrupted = True
+                    break
+        finally:
+            progress.close()
+
+    def _calibrate(self, outcome: ScenarioOutcome) -> None:
+        if outcome.meta is None:
+            self.ui.warn(
+                "The calibration did not run; every scenario calibrates itself instead, "
+                "so their overheads may differ slightly."
+            )
+            return
+        counter = outcome.meta["counter"]
+        found = next(
+            (
+                r
+                for r in outcome.of_type("result")
+                if r["scenario"] == CALIBRATION and r["unit"] == "ticks" and r["stats"]["count"] > 0
+            ),
+            None,
+        )
+        if found is None or outcome.status not in ("ok", "stopped"):
+            self.ui.warn(
+                f"The calibration ended '{outcome.status}'; every scenario calibrates "
+                "itself instead, so their overheads may differ slightly."
+            )
+            return
+        overhead = int(found["stats"]["min"])
+        self.calibration = Calibration(
+            scenario=CALIBRATION,
+            counter={k: counter[k] for k in ("name", "hz", "ns_per_tick", "note") if k in counter},
+            overhead_ticks=overhead,
+            overhead_ns=ticks_to_ns(overhead, float(counter["hz"])),
+            passed_on=True,
+        )
+
+    def _check_realtime(self, outcome: ScenarioOutcome) -> None:
+        meta = outcome.meta
+        if meta is None or self._warned_not_realtime:
+            return
+        if not meta["realtime"]:
+            self._warned_not_realtime = True
+            self.ui.warn(
+                "NOT REAL-TIME: rtbench-core could not use a real-time scheduling policy "
+                f"({meta['degraded'] or 'no reason given'}). The run goes on and its results "
+                "are marked 'not real-time'; run as root (or with CAP_SYS_NICE) for real numbers."
+            )
+        elif meta["degraded"] and outcome.name == CALIBRATION:
+            self.ui.warn(f"rtbench-core: {meta['degraded']}")
+
+    def _args(self, unit: CoreScenario) -> list[str]:
+        opts = self.options
+        args = ["run", "--profile", opts.profile, "--scenario", unit.name, "--cpu", str(opts.cpu)]
+        if opts.raw_max is not None:
+            args += ["--raw-max", str(opts.raw_max)]
+        if self.calibration is not None and unit is not self._cal_unit:
+            args += ["--overhead-ticks", str(self.calibration.overhead_ticks)]
+            args += ["--counter-hz", str(self.calibration.counter["hz"])]
+        if unit is not self._cal_unit or unit in self.selection.units:
+            for key, value in opts.sets:
+                args += ["--set", f"{key}={value}"]
+        return args
+
+    def _run_unit(self, index: int, unit: CoreScenario, progress: Progress) -> ScenarioOutcome:
+        deadline_ms = unit.deadline_ms[self.options.profile]
+        limit_s = deadline_ms / 1000.0 * self.options.deadline_scale + WATCHDOG_SLACK_S
+        base = ScenarioOutcome(
+            name=unit.name,
+            ids=unit.ids,
+            summary=unit.summary,
+            status="error",
+            reason=None,
+            deadline_ms=deadline_ms,
+        )
+        progress.begin(index, unit.name)
+        started = time.monotonic()
+        try:
+            stream = self.transport.start(self._args(unit))
+        except OSError as e:
+            outcome = replace(
+                base, reason=f"rtbench-core could not be started: {e.strerror or e}", elapsed_s=0.0
+            )
+            progress.end(outcome.status, 0.0)
+            return outcome
+
+        collector = _Collector(progress, self.ui)
+        timed_out = False
+        refused: str | None = None
+        stop_sent_at: float | None = None
+        killed = False
+        try:
+            while True:
+                now = time.monotonic()
+                if self.stop.requested() and stop_sent_at is None:
+                    stop_sent_at = now
+                    stream.terminate()
+                    self.ui.warn(
+                        f"{self.stop.signal_name}: stopping {unit.name} (it reports what it "
+                        "measured); press Ctrl-C again to kill it."
+                    )
+                if (
+                    stop_sent_at is not None
+                    and not killed
+                    and (now - stop_sent_at > STOP_GRACE_S or self.stop.count > 1)
+                ):
+                    stream.kill()
+                    killed = True
+                if not killed and now - started > limit_s:
+                    stream.kill()
+                    killed = timed_out = True
+                try:
+                    line = stream.read_line(POLL_S)
+                except EndOfStream:
+                    break
+                if line is None:
+                    progress.tick()
+                    continue
+                collector.lines += 1
+                if not line.strip() or refused is not None:
+                    continue
+                try:
+                    record = parse_line(line)
+                except ProtocolVersionError as e:
+                    refused = f"rtbench-core wrote a {e}"
+                    stream.kill()
+                    killed = True
+                    continue
+                except RecordError as e:
+                    collector.errors.append(f"line {collector.lines}: {e}")
+                    continue
+                collector.add(record)
+            returncode = self._reap(stream)
+        finally:
+            stream.kill()
+            stream.close()
+        elapsed = time.monotonic() - started
+        samples = self._write_samples(collector)
+        status, reason = self._status(
+            collector, returncode, timed_out, refused, stop_sent_at is not None, killed, limit_s
+        )
+        outcome = replace(
+            base,
+            status=status,
+            reason=reason,
+            elapsed_s=elapsed,
+            exit_code=returncode,
+            meta=collector.meta,
+            records=tuple(collector.records),
+            samples=tuple(samples),
+            stderr_tail=stream.stderr_tail(),
+            errors=tuple(collector.errors),
+        )
+        progress.end(status, elapsed)
+        return outcome
+
+    @staticmethod
+    def _reap(stream: CoreStream) -> int | None:
+        returncode = stream.wait(5.0)
+        if returncode is None:
+            stream.kill()
+            returncode = stream.wait(5.0)
+        return returncode
+
+    @staticmethod
+    def _status(
+        c: _Collector,
+        returncode: int | None,
+        timed_out: bool,
+        refused: str | None,
+        stopping: bool,
+        killed: bool,
+        limit_s: float,
+    ) -> tuple[str, str | None]:
+        if timed_out:
+            return "timeout", (
+                f"still running after {limit_s:.1f} s (deadline plus {WATCHDOG_SLACK_S:.0f} s "
+                "of slack); killed by the watchdog"
+            )
+        if refused is not None:
+            return "error", refused + f"; this rtbench reads protocol version {PROTOCOL_VERSION}"
+        if c.end is not None:
+            status = str(c.end["status"])
+            reason: str | None = c.end.get("reason")
+            if returncode is not None and returncode < 0 and not killed:
+                return "crashed", (f"killed by {_signal_name(returncode)} after reporting its end")
+            if returncode is not None and returncode > 0:
+                return "error", f"exited with status {returncode} after reporting its end"
+            if c.errors and status in ("ok", "stopped"):
+                more = f" (and {len(c.errors) - 1} more)" if len(c.errors) > 1 else ""
+                return (
+                    "error",
+                    f"the core wrote inconsistent or invalid output: {c.errors[0]}{more}",
+                )
+            return status, reason
+        if stopping:
+            return "interrupted", "stopped by the user before the scenario reported its end"
+        if returncode is not None and returncode < 0:
+            why = f"killed by {_signal_name(returncode)} without reporting its end"
+        else:
+            why = f"exited with status {returncode} without reporting its end"
+        if c.last_error:
+            why += f" ({c.last_error})"
+        return "crashed", why
+
+    def _write_samples(self, c: _Collector) -> list[SamplesFile]:
+        hz = float(c.meta["counter"]["hz"]) if c.meta is not None else None
+        files: list[SamplesFile] = []
+        seen: set[tuple[str, str, str]] = set()
+        for record in c.records:
+            if record["type"] != "result":
+                continue
+            key = metric_key(record)
+            seen.add(key)
+            values = c.values.get(key, [])
+            expected = int(record["raw"]["count"])
+            if len(values) != expected:
+                c.errors.append(
+                    f"{record['scenario']} {record['metric']}: {len(values)} raw samples "
+                    f"received, {expected} announced"
+                )
+            if values:
+                files.append(
+                    write_samples(
+                        self.options.out_dir,
+                        str(record["scenario"]),
+                        str(record["metric"]),
+                        record.get("params", {}),
+                        values,
+                        str(record["unit"]),
+                        hz,
+                        self._taken_names,
+                    )
+                )
+        for key in c.values:
+            if key not in seen:
+                c.errors.append(f"raw samples of {key[0]} {key[1]} without a result record")
+        return files
+
+
+def _not_implemented(entry: SpecEntry) -> ScenarioOutcome:
+    return ScenarioOutcome(
+        name=entry.id,
+        ids=(CatalogId(entry.id, entry.label),),
+        summary=entry.description,
+        status="not_implemented",
+        reason="not implemented in this build of rtbench-core",
+    )
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).astimezone().isoformat(timespec="seconds")
+
+
+def exit_status(doc: ResultsDocument) -> int:
+    """130 when interrupted, 1 when a unit ended error/timeout/crashed, else 0."""
+    if doc.run.interrupted:
+        return 130
+    if any(s.status in FAILED_STATUSES for s in doc.scenarios):
+        return 1
+    return 0
+
+
+__all__ = [
+    "Run",
+    "RunOptions",
+    "StopFlag",
+    "Ui",
+    "deadline_scale",
+    "exit_status",
+    "query_catalog",
+]

@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: Apache-2.0
+"""How the runner talks to rtbench-core.
+
+A `Transport` starts one core command on a target and returns a `CoreStream`:
+the record lines it writes (read with a timeout), a way to ask it to stop
+(`terminate`: the core then finishes early and reports what it measured), to
+end it for good (`kill`), and its exit status. `LocalProcess` runs the core as
+a child process on this host; remote boards, QEMU guests or serial lines are
+further implementations of the same two interfaces.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Protocol
+
+
+class EndOfStream(Exception):
+    """The core closed its output: no more lines will come."""
+
+
+class CoreStream(Protocol):
+    """One running core command."""
+
+    def read_line(self, timeout_s: float) -> str | None:
+        """The next line without its newline, or None if none came within `timeout_s`.
+        Raises EndOfStream once the output is closed and every line was read."""
+        ...
+
+    def terminate(self) -> None:
+        """Ask the command to stop early (it reports what it measured, then ends)."""
+        ...
+
+    def kill(self) -> None:
+        """End the command and everything it started, at once."""
+        ...
+
+    def wait(self, timeout_s: float) -> int | None:
+        """The exit status (negative: killed by that signal), or None if still running."""
+        ...
+
+    def stderr_tail(self) -> str:
+        """The last few kilobytes the command wrote to its error stream."""
+        ...
+
+    def close(self) -> None:
+        """Release the stream's resources; the command must have ended."""
+        ...
+
+
+class Transport(Protocol):
+    """Starts core commands on one target."""
+
+    name: str
+
+    def start(self, args: Sequence[str]) -> CoreStream:
+        """Start `rtbench-core <args>` on the target."""
+        ...
+
+    def describe(self) -> dict[str, str | None]:
+        """What the results record about the target's core (path, version, ...)."""
+        ...
+
+
+_STDERR_TAIL_BYTES = 8192
+_EOF = object()
+
+
+class LocalStream:
+    """A core running as a child process in its own session (so a Ctrl-C at the
+    terminal reaches the runner, which decides what the child gets)."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._process = process
+        self._lines: queue.Queue[object] = queue.Queue()
+        self._tail: collections.deque[bytes] = collections.deque()
+        self._tail_size = 0
+        self._tail_lock = threading.Lock()
+        self._eof = False
+        assert process.stdout is not None
+        assert process.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._read_stdout, args=(process.stdout,), daemon=True),
+            threading.Thread(target=self._read_stderr, args=(process.stderr,), daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    def _read_stdout(self, pipe: IO[bytes]) -> None:
+        try:
+            for raw in pipe:
+                self._lines.put(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+        finally:
+            self._lines.put(_EOF)
+
+    def _read_stderr(self, pipe: IO[bytes]) -> None:
+        fd = pipe.fileno()
+        while chunk := os.read(fd, 4096):
+            with self._tail_lock:
+                self._tail.append(chunk)
+                self._tail_size += len(chunk)
+                while self._tail_size > _STDERR_TAIL_BYTES and len(self._tail) > 1:
+                    self._tail_size -= len(self._tail.popleft())
+
+    def read_line(self, timeout_s: float) -> str | None:
+        if self._eof:
+            raise EndOfStream
+        try:
+            item = self._lines.get(timeout=max(timeout_s, 0.0))
+        except queue.Empty:
+            return None
+        if item is _EOF:
+            self._eof = True
+            raise EndOfStream
+        assert isinstance(item, str)
+        return item
+
+    def _signal_group(self, signo: int) -> None:
+        if self._process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.pid, signo)
+
+    def terminate(self) -> None:
+        self._signal_group(signal.SIGTERM)
+
+    def kill(self) -> None:
+        # Also after the leader exited: threads or children may still hold the pipe.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._process.pid, signal.SIGKILL)
+
+    def wait(self, timeout_s: float) -> int | None:
+        try:
+            return self._process.wait(timeout=max(timeout_s, 0.0))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr_tail(self) -> str:
+        with self._tail_lock:
+            data = b"".join(self._tail)
+        return data[-_STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        for reader in self._readers:
+            reader.join(timeout=2.0)
+        for pipe in (self._process.stdout, self._process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+class LocalProcess:
+    """The core as a child process of this host.
+
+    `child_cpus`: the CPU affinity children start with. The runner pins itself
+    away from the measurement CPU; the core must still be allowed to use it, so
+    children are started from a short-lived thread that first widens its own
+    affinity (a forked child inherits the affinity of the forking thread).
+    """
+
+    name = "local"
+
+    def __init__(self, binary: Path, child_cpus: set[int] | None = None) -> None:
+        self.binary = binary
+        self.child_cpus = child_cpus
+
+    def describe(self) -> dict[str, str | None]:
+        return {"path": str(self.binary), "version": None}
+
+    def _popen(self, args: Sequence[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [str(self.binary), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+
+    def start(self, args: Sequence[str]) -> LocalStream:
+        if self.child_cpus is None:
+            return LocalStream(self._popen(args))
+        started: list[subprocess.Popen[bytes]] = []
+        failed: list[BaseException] = []
+        cpus = set(self.child_cpus)
+
+        def spawn() -> None:
+            try:
+                os.sched_setaffinity(0, cpus)
+                started.append(self._popen(args))
+            except BaseException as e:  # handed to the calling thread below
+                failed.append(e)
+
+        spawner = threading.Thread(target=spawn, name="rtbench-spawn")
+        spawner.start()
+        spawner.join()
+        if failed:
+            raise failed[0]
+        return LocalStream(started[0])

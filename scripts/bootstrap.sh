@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+#
+# Sourced by ./rtbench and tests/run. `rtb_bootstrap runtime|dev` makes sure
+# the tools rtbench needs are installed and that .venv holds exactly the
+# pinned Python packages (requirements/runtime.txt, plus requirements/dev.txt
+# for `dev`). Missing Debian packages are installed with apt-get when running
+# as root; otherwise one sentence says what to install and the caller exits 2.
+#
+# The slow path (apt, venv creation, pip) runs only when something is missing
+# or a requirements file changed: a stamp in .venv holds the hash of what was
+# installed, so later calls cost a few shell tests.
+
+rtb_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+rtb_venv="$rtb_root/.venv"
+rtb_python="$rtb_venv/bin/python"
+
+rtb_say() { printf '%s\n' "$*" >&2; }
+
+# The Debian package that provides each missing tool, space separated.
+rtb_missing_packages() {
+	local want=$1 missing=""
+	# Without python3 there is no python3-venv either (Debian packages them apart).
+	command -v python3 >/dev/null 2>&1 || missing="$missing python3 python3-venv"
+	command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
+	if ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+		missing="$missing build-essential"
+	fi
+	if [ "$want" = dev ] && ! command -v clang-format >/dev/null 2>&1; then
+		missing="$missing clang-format"
+	fi
+	printf '%s' "${missing# }"
+}
+
+# Slower checks, done only on the slow path: can python3 make a venv, can cc
+# find the C library headers.
+rtb_missing_capabilities() {
+	local missing=""
+	if command -v python3 >/dev/null 2>&1 &&
+		! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+		missing="$missing python3-venv"
+	fi
+	if command -v cc >/dev/null 2>&1 &&
+		! printf '#include <stdio.h>\n' | cc -E -x c - >/dev/null 2>&1; then
+		missing="$missing build-essential"
+	fi
+	printf '%s' "${missing# }"
+}
+
+rtb_install_packages() {
+	local packages=$1 log
+	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		rtb_say "rtbench needs these packages, which are missing: $packages; install them first (on Debian: sudo apt-get install $packages)."
+		return 2
+	fi
+	log="${TMPDIR:-/tmp}/rtbench-apt.log"
+	rtb_say "Installing $packages with apt-get (log: $log)..."
+	# shellcheck disable=SC2086 # the package list is meant to split
+	if ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		--no-install-recommends $packages; } >"$log" 2>&1; then
+		rtb_say "apt-get could not install $packages; see $log."
+		return 2
+	fi
+}
+
+rtb_stamp_value() {
+	# What a valid installation of requirements/$1.txt looks like.
+	local sum
+	sum=$(sha256sum "$rtb_root/requirements/$1.txt") || return 1
+	printf '%s %s\n' "${sum%% *}" "$rtb_root"
+}
+
+rtb_stamp_ok() {
+	local file="$rtb_venv/.rtbench-$1.stamp"
+	[ -x "$rtb_python" ] && [ -f "$file" ] && [ "$(cat "$file")" = "$(rtb_stamp_value "$1")" ]
+}
+
+rtb_pip_install() {
+	local set=$1
+	"$rtb_python" -m pip install --require-hashes --disable-pip-version-check --no-input \
+		--quiet -r "$rtb_root/requirements/$set.txt" >&2 || {
+		rtb_say "Installing the Python packages of requirements/$set.txt failed (see the messages above)."
+		return 1
+	}
+	rtb_stamp_value "$set" >"$rtb_venv/.rtbench-$set.stamp"
+}
+
+rtb_setup_venv() {
+	local want=$1 version purelib
+	if ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+		version=$(python3 -c 'import platform; print(platform.python_version())' 2>/dev/null)
+		rtb_say "rtbench needs Python 3.11 or newer, but python3 is ${version:-unusable}; install a newer python3 first."
+		return 2
+	fi
+	if [ -d "$rtb_venv" ] && ! "$rtb_python" -c 'import sys' >/dev/null 2>&1; then
+		rtb_say "Recreating the broken environment in $rtb_venv..."
+		rm -rf "$rtb_venv"
+	fi
+	if [ ! -x "$rtb_python" ]; then
+		rtb_say "Creating the Python environment in $rtb_venv (first run)..."
+		python3 -m venv "$rtb_venv" || {
+			rtb_say "python3 -m venv failed; install python3-venv first."
+			return 2
+		}
+	fi
+	# The package is used from the source tree: a .pth file puts python/ on the path.
+	purelib=$("$rtb_python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || return 1
+	printf '%s\n' "$rtb_root/python" >"$purelib/rtbench-source.pth"
+	rtb_say "Installing the pinned Python packages ($want)..."
+	if [ "$want" = dev ]; then
+		rtb_pip_install dev || return 1
+	fi
+	rtb_pip_install runtime || return 1
+}
+
+# rtb_bootstrap runtime|dev: returns 0 when ready, 2 when the user must install
+# something, 1 on other failures.
+rtb_bootstrap() {
+	local want=${1:-runtime} missing lock_fd rc=0
+	missing=$(rtb_missing_packages "$want")
+	if [ -z "$missing" ] && rtb_stamp_ok runtime && { [ "$want" = runtime ] || rtb_stamp_ok dev; }; then
+		return 0
+	fi
+	mkdir -p "$rtb_root/build" || return 1
+	exec {lock_fd}>"$rtb_root/build/.bootstrap.lock"
+	flock "$lock_fd"
+	missing=$(rtb_missing_packages "$want")
+	if [ -z "$missing" ]; then
+		missing=$(rtb_missing_capabilities)
+	fi
+	if [ -n "$missing" ]; then
+		rtb_install_packages "$missing" || rc=$?
+		if [ "$rc" -eq 0 ]; then
+			missing="$(rtb_missing_packages "$want") $(rtb_missing_capabilities)"
+			missing=$(printf '%s' "$missing" | xargs)
+			if [ -n "$missing" ]; then
+				rtb_say "These packages are still missing after apt-get: $missing; install them by hand."
+				rc=2
+			fi
+		fi
+	fi
+	if [ "$rc" -eq 0 ] && ! { rtb_stamp_ok runtime && { [ "$want" = runtime ] || rtb_stamp_ok dev; }; }; then
+		rtb_setup_venv "$want" || rc=$?
+	fi
+	exec {lock_fd}>&-
+	return "$rc"
+}

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Shared fixtures: the repository, a built core, a way to run the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rtbench import build, system
+from rtbench.paths import ROOT
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FAKECORE = Path(__file__).parent / "fakecore.py"
+
+RunCli = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def read_jsonl(name: str) -> list[dict[str, Any]]:
+    """The records of a fixture file."""
+    with (FIXTURES / name).open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def core_binary() -> Path:
+    """rtbench-core built for this host (built once per session when needed)."""
+    os.environ.pop(build.CORE_ENV, None)
+    return build.ensure_core(ROOT, lambda _text: None)
+
+
+@pytest.fixture(scope="session")
+def measurement_cpu() -> int:
+    return system.default_cpu()
+
+
+@pytest.fixture
+def run_cli(core_binary: Path, tmp_path: Path) -> RunCli:
+    """Run `python -m rtbench ARGS` in a scratch folder; returns the completed process."""
+
+    def run(
+        *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = dict(os.environ)
+        full_env.pop(build.CORE_ENV, None)
+        full_env.pop("RTBENCH_DEADLINE_SCALE", None)
+        full_env["PYTHONPATH"] = str(ROOT / "python")
+        full_env["NO_COLOR"] = "1"
+        full_env.update(env or {})
+        return subprocess.run(
+            [sys.executable, "-m", "rtbench", *args],
+            cwd=tmp_path,
+            env=full_env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    return run
+
+
+def fake_core_env(core_binary: Path, mode: str, target: str = "") -> dict[str, str]:
+    """Environment that makes rtbench use the misbehaving fake core."""
+    return {
+        build.CORE_ENV: str(FAKECORE),
+        "FAKECORE_REAL": str(core_binary),
+        "FAKECORE_MODE": mode,
+        "FAKECORE_TARGET": target,
+    }

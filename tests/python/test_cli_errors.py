@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Every bad input: exit status 2, one line on stderr, no traceback, nothing damaged."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, RunCli
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].strip()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("frobnicate",),
+        ("run", "--profile", "bogus"),
+        ("run", "--only", "no.such.thing*"),
+        ("run", "--cpu", "4096"),
+        ("run", "--cpu", "one"),
+        ("run", "--set", "novalue"),
+        ("run", "--set", "=3"),
+        ("run", "--raw-max", "-1"),
+        ("run", "--unknown-flag"),
+        ("system", "--cpu", "4096"),
+        ("show",),
+    ],
+)
+def test_bad_arguments(run_cli: RunCli, args: tuple[str, ...]) -> None:
+    assert_one_line_error(run_cli(*args))
+
+
+def test_unknown_profile_says_which_exist(run_cli: RunCli) -> None:
+    done = run_cli("run", "--profile", "bogus")
+    assert "quick" in done.stderr and "bogus" in done.stderr
+
+
+def test_unknown_pattern_creates_nothing(run_cli: RunCli, tmp_path: Path) -> None:
+    done = run_cli("run", "--only", "nope", "--out", str(tmp_path / "new"))
+    assert_one_line_error(done)
+    assert not (tmp_path / "new").exists()
+    assert not (tmp_path / "results").exists()
+
+
+def test_out_that_is_a_file(run_cli: RunCli, tmp_path: Path) -> None:
+    target = tmp_path / "file"
+    target.write_text("keep me")
+    assert_one_line_error(run_cli("run", "--out", str(target)))
+    assert target.read_text() == "keep me"
+
+
+def test_out_under_a_file(run_cli: RunCli, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    assert_one_line_error(run_cli("run", "--out", str(tmp_path / "file" / "sub")))
+
+
+def test_unwritable_out(run_cli: RunCli) -> None:
+    # Not even root can create folders in /proc.
+    assert_one_line_error(run_cli("run", "--out", "/proc/rtbench-results"))
+
+
+def test_existing_results_are_never_overwritten(run_cli: RunCli, tmp_path: Path) -> None:
+    out = tmp_path / "old"
+    out.mkdir()
+    original = (FIXTURES / "results-quick" / "results.json").read_bytes()
+    (out / "results.json").write_bytes(original)
+    before = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in out.iterdir()}
+    done = run_cli("run", "--out", str(out))
+    assert_one_line_error(done)
+    assert "already holds" in done.stderr
+    after = {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in out.iterdir()}
+    assert after == before
+
+
+def test_bad_deadline_scale_hook(run_cli: RunCli) -> None:
+    assert_one_line_error(run_cli("run", env={"RTBENCH_DEADLINE_SCALE": "fast"}))
+
+
+def test_core_override_must_exist(run_cli: RunCli, tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("list", env={"RTBENCH_CORE": str(tmp_path / "none")}))
+
+
+def _stored(tmp_path: Path, text: str) -> Path:
+    out = tmp_path / "stored"
+    out.mkdir()
+    (out / "results.json").write_text(text)
+    return out
+
+
+def _fixture_data() -> dict[str, object]:
+    data = json.loads((FIXTURES / "results-quick" / "results.json").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_show_missing_directory(run_cli: RunCli, tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("show", str(tmp_path / "nothing")))
+
+
+def test_show_directory_without_results(run_cli: RunCli, tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("show", str(tmp_path)))
+
+
+def test_show_not_json(run_cli: RunCli, tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("show", str(_stored(tmp_path, "hello, world"))))
+
+
+def test_show_truncated(run_cli: RunCli, tmp_path: Path) -> None:
+    text = (FIXTURES / "results-quick" / "results.json").read_text()
+    done = run_cli("show", str(_stored(tmp_path, text[: len(text) // 2])))
+    assert_one_line_error(done)
+    assert "truncated" in done.stderr
+
+
+def test_show_wrong_schema_version(run_cli: RunCli, tmp_path: Path) -> None:
+    data = _fixture_data()
+    data["schema_version"] = 99
+    done = run_cli("show", str(_stored(tmp_path, json.dumps(data))))
+    assert_one_line_error(done)
+    assert "version 99" in done.stderr
+
+
+def test_show_other_protocol_version(run_cli: RunCli, tmp_path: Path) -> None:
+    data = _fixture_data()
+    data["protocol_version"] = 2
+    done = run_cli("show", str(_stored(tmp_path, json.dumps(data))))
+    assert_one_line_error(done)
+    assert "protocol version 2" in done.stderr
+
+
+def test_show_schema_invalid(run_cli: RunCli, tmp_path: Path) -> None:
+    data = _fixture_data()
+    del data["run"]
+    assert_one_line_error(run_cli("show", str(_stored(tmp_path, json.dumps(data)))))
+
+
+def test_show_other_json(run_cli: RunCli, tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("show", str(_stored(tmp_path, "[1, 2, 3]"))))
+
+
+def test_show_unreadable(run_cli: RunCli, tmp_path: Path) -> None:
+    # A directory named results.json cannot be read as a file, even by root.
+    out = tmp_path / "stored"
+    (out / "results.json").mkdir(parents=True)
+    assert_one_line_error(run_cli("show", str(out)))
+
+
+def test_show_good_fixture(run_cli: RunCli) -> None:
+    done = run_cli("show", str(FIXTURES / "results-quick"))
+    assert done.returncode == 0, done.stderr
+    assert "sem.signal.unblock release" in done.stdout
+    assert done.stderr == ""

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: Apache-2.0
+"""End to end: `rtbench run --profile quick` on this host."""
+
+import json
+import re
+from pathlib import Path
+
+from conftest import RunCli
+from rtbench import records, stats
+
+
+def test_quick_run(run_cli: RunCli, tmp_path: Path) -> None:
+    out = tmp_path / "quick"
+    done = run_cli("run", "--profile", "quick", "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    data = json.loads((out / "results.json").read_text())
+    records.validate(data, "results")
+    assert data["run"]["complete"] is True
+    assert data["run"]["interrupted"] is False
+    assert data["calibration"]["overhead_ticks"] >= 0
+    ran = [s for s in data["scenarios"] if s["status"] != "not_implemented"]
+    assert ran[0]["name"] == "cal.timestamp"
+    assert {s["status"] for s in ran} <= {"ok", "unsupported"}
+    hz = data["calibration"]["counter"]["hz"]
+    metrics = 0
+    for scenario in ran[1:]:
+        assert scenario["meta"]["overhead_source"] == "given"
+        assert scenario["meta"]["counter"]["hz"] == hz
+    for scenario in ran:
+        for r in scenario["records"]:
+            if r["type"] != "result":
+                continue
+            metrics += 1
+            s = r["stats"]
+            assert stats.histogram_total(r["histogram"]["buckets"]) == s["count"]
+            if s["count"]:
+                ordered = [s["min"], s["p50"], s["p99"], s["max"]]
+                present = [v for v in ordered if v is not None]
+                assert present == sorted(present)
+            assert stats.consistency_problems(r) == []
+        for sf in scenario["samples"]:
+            lines = (out / sf["path"]).read_text().splitlines()
+            assert lines[0] in ("index,value_ns", f"index,value_{sf['unit']}")
+            assert len(lines) - 1 == sf["count"]
+            assert [int(line.split(",")[0]) for line in lines[1:4]] == [0, 1, 2][: len(lines) - 1]
+    assert metrics >= 5
+
+    html = (out / "report.html").read_text()
+    assert "<svg" in html and "</html>" in html
+    assert "<script" not in html
+    external = re.findall(r"(?:src|href)=['\"](?!#)([^'\"]+)", html)
+    assert external == []
+    assert "sem.signal.unblock" in html
+
+    shown = run_cli("show", str(out))
+    assert shown.returncode == 0
+    assert "cal.timestamp" in shown.stdout
+    assert str(out) in done.stdout
+
+
+def test_default_out_is_a_new_timestamped_folder(run_cli: RunCli, tmp_path: Path) -> None:
+    done = run_cli("run", "--only", "cal.timestamp", "--raw-max", "10")
+    assert done.returncode == 0, done.stderr
+    folders = list((tmp_path / "results").iterdir())
+    assert len(folders) == 1
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-quick", folders[0].name)
+    data = json.loads((folders[0] / "results.json").read_text())
+    assert [s["name"] for s in data["scenarios"]] == ["cal.timestamp"]

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Progress display: plain lines off a terminal, a bar with ETA on one."""
+
+import io
+
+import pytest
+
+from rtbench.progress import Progress
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_plain_lines_one_per_scenario() -> None:
+    out = io.StringIO()
+    clock = Clock()
+    p = Progress(out, interactive=False, clock=clock)
+    p.start([1.0, 2.0])
+    p.begin(0, "cal.timestamp")
+    p.end("ok", 1.2)
+    p.begin(1, "sem.wait.block")
+    p.message("warning: something")
+    p.end("timeout", 65.0)
+    p.close()
+    assert out.getvalue().splitlines() == [
+        "[1/2] cal.timestamp ... ok (1.2 s)",
+        "warning: something",
+        "[2/2] sem.wait.block ... timeout (65.0 s)",
+    ]
+    assert "\r" not in out.getvalue()
+
+
+def test_eta_is_corrected_by_observed_time() -> None:
+    clock = Clock()
+    p = Progress(io.StringIO(), interactive=False, clock=clock)
+    p.start([1.0, 1.0, 1.0, 1.0])
+    assert p.eta_s() == pytest.approx(4.0)
+    p.begin(0, "a")
+    clock.now += 2.0
+    p.end("ok", 2.0)  # twice as slow as estimated
+    p.begin(1, "b")
+    assert p.eta_s() == pytest.approx(6.0)
+    clock.now += 1.0
+    p.fraction(0.5)
+    assert p.eta_s() == pytest.approx(1.0 + 4.0)
+
+
+def test_bar_is_drawn_and_erased_on_a_terminal() -> None:
+    out = io.StringIO()
+    p = Progress(out, interactive=True, clock=Clock())
+    p.start([1.0])
+    p.begin(0, "cal.timestamp")
+    assert "ETA" in out.getvalue() and "[1/1]" in out.getvalue()
+    p.end("ok", 1.0)
+    p.close()
+    assert out.getvalue().endswith("\r\x1b[K")

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Pinned dependencies and the core build stamp."""
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rtbench import build
+from rtbench.errors import UsageError
+from rtbench.paths import ROOT
+
+REQ = ROOT / "requirements"
+
+
+def pins(name: str) -> dict[str, tuple[str, frozenset[str]]]:
+    text = (REQ / name).read_text()
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for raw in re.split(r"\n(?=[A-Za-z])", text):
+        block = raw.strip()
+        if not block or block.startswith("#"):
+            continue
+        first = block.split()[0]
+        assert "==" in first, f"{name}: {first} is not pinned with =="
+        package, version = first.split("==")
+        hashes = frozenset(re.findall(r"--hash=sha256:([0-9a-f]{64})", block))
+        assert hashes, f"{name}: {package} has no sha256 hash"
+        out[package.lower()] = (version, hashes)
+    return out
+
+
+def test_every_requirement_is_pinned_with_hashes() -> None:
+    runtime = pins("runtime.txt")
+    dev = pins("dev.txt")
+    assert "jsonschema" in runtime
+    assert {"pytest", "ruff", "mypy", "types-jsonschema"} <= set(dev)
+
+
+def test_dev_set_contains_the_runtime_set_unchanged() -> None:
+    runtime = pins("runtime.txt")
+    dev = pins("dev.txt")
+    for package, pinned in runtime.items():
+        assert dev.get(package) == pinned, package
+
+
+def test_stamp_changes_when_a_source_changes(tmp_path: Path) -> None:
+    for part in ("core", "ports"):
+        shutil.copytree(ROOT / part, tmp_path / part)
+    shutil.copy2(ROOT / "CMakeLists.txt", tmp_path / "CMakeLists.txt")
+    first = build.source_stamp(tmp_path)
+    assert build.source_stamp(tmp_path) == first
+    source = next((tmp_path / "core").rglob("*.c"))
+    source.write_text(source.read_text() + "\n")
+    assert build.source_stamp(tmp_path) != first
+
+
+def test_core_override_must_be_executable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = tmp_path / "core"
+    plain.write_text("")
+    monkeypatch.setenv(build.CORE_ENV, str(plain))
+    with pytest.raises(UsageError):
+        build.ensure_core(ROOT, lambda _t: None)
+    plain.chmod(0o755)
+    assert build.ensure_core(ROOT, lambda _t: None) == plain
+
+
+def _bootstrap_tree(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the bootstrap with a fake venv python that logs its calls."""
+    shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
+    shutil.copytree(ROOT / "requirements", tmp_path / "requirements")
+    log = tmp_path / "python-calls.log"
+    fake = tmp_path / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    site = tmp_path / "site"
+    site.mkdir()
+    fake.write_text(
+        f'#!/bin/sh\necho "$*" >> "{log}"\ncase "$1" in -c) echo "{site}" ;; esac\nexit 0\n'
+    )
+    fake.chmod(0o755)
+    return log, site
+
+
+def _bootstrap(tmp_path: Path, want: str) -> subprocess.CompletedProcess[str]:
+    script = f'. "{tmp_path}/scripts/bootstrap.sh"; rtb_bootstrap {want}'
+    return subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs the build tools installed")
+def test_bootstrap_installs_once_then_starts_at_once(tmp_path: Path) -> None:
+    log, site = _bootstrap_tree(tmp_path)
+    first = _bootstrap(tmp_path, "runtime")
+    assert first.returncode == 0, first.stderr
+    calls = log.read_text()
+    assert "-m pip install --require-hashes" in calls
+    assert "requirements/runtime.txt" in calls
+    assert (site / "rtbench-source.pth").read_text().strip() == str(tmp_path / "python")
+
+    log.unlink()
+    again = _bootstrap(tmp_path, "runtime")
+    assert again.returncode == 0, again.stderr
+    assert not log.exists(), "an unchanged installation must not call pip"
+
+    with (tmp_path / "requirements" / "runtime.txt").open("a") as f:
+        f.write("# changed\n")
+    changed = _bootstrap(tmp_path, "runtime")
+    assert changed.returncode == 0, changed.stderr
+    assert "requirements/runtime.txt" in log.read_text()

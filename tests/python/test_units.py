@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Unit conversion and number formatting."""
+
+import pytest
+
+from rtbench import units
+
+
+def test_ticks_to_ns_uses_the_counter_frequency() -> None:
+    assert units.ticks_to_ns(44, 2_500_000_000) == pytest.approx(17.6)
+    assert units.ticks_to_ns(24, 24_000_000) == pytest.approx(1000.0)
+
+
+def test_ticks_need_a_positive_frequency() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        units.ticks_to_ns(1, 0)
+
+
+@pytest.mark.parametrize(
+    ("reference_ns", "unit"),
+    [(17.6, "ns"), (999.0, "ns"), (1000.0, "µs"), (1495.0, "µs"), (2.5e6, "ms"), (3e9, "s")],
+)
+def test_time_unit_follows_the_reference_value(reference_ns: float, unit: str) -> None:
+    assert units.time_unit_for(reference_ns)[0] == unit
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0, "0"), (1.5, "1.50"), (17.6, "17.6"), (99.94, "99.9"), (25474, "25,474"), (None, "-")],
+)
+def test_format_number(value: float | None, text: str) -> None:
+    assert units.format_number(value) == text
+
+
+def test_format_duration_picks_a_unit_per_value() -> None:
+    assert units.format_duration(17.6) == "17.6 ns"
+    assert units.format_duration(1500) == "1.50 µs"
+    assert units.format_duration(36_320_000) == "36.3 ms"
+
+
+def test_format_seconds() -> None:
+    assert units.format_seconds(1.23) == "1.2 s"
+    assert units.format_seconds(125) == "2m05s"
+    assert units.format_seconds(7380) == "2h03m"
+
+
+def test_to_base_converts_each_unit_family() -> None:
+    assert units.to_base(2500, "ticks", 2.5e9) == pytest.approx(1000.0)
+    assert units.to_base(3, "us", None) == pytest.approx(3000.0)
+    assert units.to_base(1250, "ratio_milli", None) == pytest.approx(1.25)
+    assert units.to_base(7, "count", None) == 7.0
+    assert units.base_unit("ticks") == "ns"
+    assert units.base_unit("ratio_milli") == "ratio"
+    with pytest.raises(ValueError, match="frequency"):
+        units.to_base(1, "ticks", None)
+
+
+def test_counts_keep_integers_in_rows() -> None:
+    assert units.format_in(12345, "count", 1.0) == "12,345"
+    assert units.format_in(1495.0, "ns", 1000.0) == "1.50"
+    assert units.format_in(None, "ns", 1.0) == "-"
+
+
+def test_median() -> None:
+    assert units.median([3.0, 1.0, 2.0]) == 2.0
+    assert units.median([4.0, 1.0, 2.0, 3.0]) == 2.5
+    assert units.median([]) is None
