@@ -165,15 +165,56 @@ static void test_tickless(void)
 
 static void test_random_spikes(void)
 {
-	struct series_spec s = {.n = 150000, .noise = NORMAL / 200, .spike_every = 300};
+	/* sparse, medium and dense random disturbances, many seeds: never a
+	 * period */
+	static const uint32_t every[] = {3000, 300, 30, 8};
 	struct rtb_clk_analysis a;
 
-	CHECK(analyse(&s, &a, NULL));
-	CHECK(a.disturbed > 300);
-	CHECK(!a.periodic);
-	CHECK_EQ_U64(a.tick, 0);
-	CHECK_EQ_U64(a.other, a.disturbed);
-	CHECK(a.other_loop_worst_ticks > NORMAL);
+	for (size_t k = 0; k < sizeof(every) / sizeof(every[0]); k++) {
+		for (int seed = 0; seed < 5; seed++) {
+			struct series_spec s = {
+				.n = 60000, .noise = NORMAL / 200, .spike_every = every[k]};
+			rng = 0x2545F4914F6CDD1Dull * (uint64_t)(seed + 1 + 100 * (int)k);
+			CHECK(analyse(&s, &a, NULL));
+			CHECK(a.disturbed > s.n / every[k] / 2);
+			CHECK(!a.periodic);
+			CHECK_EQ_U64(a.tick, 0);
+			CHECK_EQ_U64(a.other, a.disturbed);
+			CHECK(a.other_loop_worst_ticks > NORMAL);
+		}
+	}
+}
+
+static void test_tick_among_bursts(void)
+{
+	/* a tick every 1 ms among dense bursts of slowed loops (every loop
+	 * of a 2 ms burst every 10 ms is disturbed), as seen on a virtual
+	 * machine whose host shares the core */
+	size_t n = 120000;
+	uint64_t period = PERIOD / 4;
+	uint64_t *v = malloc(sizeof(uint64_t) * n);
+	uint64_t *scratch = malloc(sizeof(uint64_t) * rtb_clk_scratch_words(n));
+	struct rtb_clk_analysis a;
+	uint64_t t = 0, next = period / 3;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = NORMAL - NORMAL / 200 + rnd() % (NORMAL / 100);
+		if (t % (25 * period / 2) < period * 2 && i % 2 == 0)
+			d += NORMAL / 2;
+		while (next < t + d) {
+			d += EXCESS;
+			next += period;
+		}
+		v[i] = d;
+		t += d;
+	}
+	CHECK(rtb_clk_analyse(v, n, 0, scratch, NULL, &a));
+	CHECK(!a.too_dense);
+	CHECK(a.other > 1000);
+	CHECK(a.periodic);
+	CHECK(near(a.period_ticks, period, 2 * NORMAL));
+	free(v);
+	free(scratch);
 }
 
 static void test_tick_and_spikes(void)
@@ -198,16 +239,23 @@ static void test_tick_and_spikes(void)
 
 static void test_too_dense(void)
 {
-	/* a disturbance every other loop: no period search is possible */
+	/* a disturbance every fifth loop: too many for a period search */
 	size_t n = 10000;
 	uint64_t *v = malloc(sizeof(uint64_t) * n);
 	uint64_t *scratch = malloc(sizeof(uint64_t) * rtb_clk_scratch_words(n));
 	struct rtb_clk_analysis a;
 
 	for (size_t i = 0; i < n; i++)
-		v[i] = NORMAL + (i % 3 == 0 ? EXCESS : 0);
+		v[i] = NORMAL + (i % 5 == 0 ? EXCESS : 0);
 	CHECK(rtb_clk_analyse(v, n, 0, scratch, NULL, &a));
 	CHECK(a.too_dense);
+	CHECK(!a.periodic);
+	CHECK(a.other == a.disturbed && a.disturbed == n / 5);
+	/* every third loop: one long burst, not a period */
+	for (size_t i = 0; i < n; i++)
+		v[i] = NORMAL + (i % 3 == 0 ? EXCESS : 0);
+	CHECK(rtb_clk_analyse(v, n, 0, scratch, NULL, &a));
+	CHECK(!a.too_dense);
 	CHECK(!a.periodic);
 	CHECK(a.other == a.disturbed && a.disturbed > n / 4);
 	CHECK(!rtb_clk_analyse(v, RTB_CLK_LOOPS_MIN - 1, 0, scratch, NULL, &a));
@@ -275,11 +323,29 @@ static void test_decide(void)
 	CHECK_EQ_U64(d.tick_period_ns, 4030000);
 	CHECK(!d.tickless);
 	/* contradiction */
-	f = facts(true, 4000000, 1000, RTB_CLK_NOHZ_IDLE);
+	f = facts(true, 4000000, 300, RTB_CLK_NOHZ_IDLE);
 	CHECK(decide(&f) == RTB_FAIL);
-	f = facts(true, 4000000, 1000, RTB_CLK_NOHZ_UNKNOWN);
+	f = facts(true, 3000000, 250, RTB_CLK_NOHZ_UNKNOWN);
 	CHECK(decide(&f) == RTB_FAIL);
+	f = facts(true, 10000000, 250, RTB_CLK_NOHZ_PERIODIC);
+	CHECK(decide(&f) == RTB_FAIL);
+	f = facts(true, 3000000, 250, RTB_CLK_NOHZ_FULL);
+	CHECK(decide(&f) == RTB_FAIL);
+	rtb_clk_decide(&f, &d);
+	CHECK(strstr(d.reason, "contradicts") != NULL);
+	/* harmonic: a faster rhythm from elsewhere (every 4th is the tick),
+	 * or only every 2nd tick visible */
+	f = facts(true, 1000500, 250, RTB_CLK_NOHZ_IDLE);
+	CHECK(decide(&f) == RTB_PASS);
+	rtb_clk_decide(&f, &d);
+	CHECK_EQ_U64(d.tick_period_ns, 4000000);
+	f = facts(true, 8000000, 250, RTB_CLK_NOHZ_IDLE);
+	CHECK(decide(&f) == RTB_PASS);
+	rtb_clk_decide(&f, &d);
+	CHECK_EQ_U64(d.tick_period_ns, 4000000);
 	f = facts(true, 1000000, 250, RTB_CLK_NOHZ_FULL);
+	CHECK(decide(&f) == RTB_PASS);
+	f = facts(true, 6000000, 250, RTB_CLK_NOHZ_IDLE); /* 1.5 ticks */
 	CHECK(decide(&f) == RTB_FAIL);
 	/* full dynticks may slow or stop the tick on a busy CPU */
 	f = facts(true, 1000000000, 250, RTB_CLK_NOHZ_FULL);
@@ -342,6 +408,7 @@ int main(void)
 	test_tickless();
 	test_random_spikes();
 	test_tick_and_spikes();
+	test_tick_among_bursts();
 	test_too_dense();
 	test_min_excess();
 	test_decide();

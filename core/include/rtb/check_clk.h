@@ -40,7 +40,7 @@ enum rtb_clk_kind {
 /* Fewest loops rtb_clk_analyse() accepts. */
 #define RTB_CLK_LOOPS_MIN 64u
 /* Fewest pairs of disturbances one period apart that make a period. */
-#define RTB_CLK_PAIRS_MIN 8u
+#define RTB_CLK_PAIRS_MIN 16u
 
 /* uint64_t words of scratch space rtb_clk_analyse() needs for n loops. */
 size_t rtb_clk_scratch_words(size_t n);
@@ -52,13 +52,13 @@ struct rtb_clk_analysis {
 
 	/* classification (same unit as the durations) */
 	uint64_t normal_ticks;	  /* median loop: the normal loop time */
-	uint64_t spread_ticks;	  /* median - 1st percentile: the lower line's noise */
+	uint64_t spread_ticks;	  /* median - 1st percentile: the lower line's width below */
 	uint64_t threshold_ticks; /* a loop longer than this is disturbed */
 	size_t normal;
 	size_t disturbed; /* tick + other */
 	size_t tick;
 	size_t other;
-	bool too_dense; /* more disturbed loops than a period search can use */
+	bool too_dense; /* more disturbance clusters than a period search can use */
 
 	/* period of the disturbances */
 	bool periodic;
@@ -67,6 +67,7 @@ struct rtb_clk_analysis {
 	uint64_t period_max_ticks;
 	uint64_t tolerance_ticks; /* a pair is on the period within +- this */
 	size_t period_pairs;	  /* disturbances followed by one a period later */
+	size_t chance_pairs;	  /* of which random disturbances would form by chance */
 	size_t expected_pairs;	  /* span / period - 1 */
 
 	/* loops hit by the tick (excess = loop - normal) */
@@ -87,23 +88,32 @@ struct rtb_clk_analysis {
  * disturbances.
  *
  *  - normal = the median loop (valid while fewer than half the loops are
- *    disturbed, which a loop much shorter than the tick period ensures);
- *    spread = median - 1st percentile (disturbances only lengthen loops, so
- *    the lower half is clean noise). A loop is disturbed when it exceeds
- *    normal + max(4 * spread, normal / 32, min_excess_ticks).
- *  - period: the distances from each disturbed loop to the next four are
- *    collected; the densest window (width 4 * normal + distance / 32) gives
- *    the candidate, checked against its half and third (a missed tick
- *    doubles a distance). It is a period when at least RTB_CLK_PAIRS_MIN and
- *    at least half of the span / period - 1 expected pairs are found, and
- *    it is at least four loops long. Random disturbances do not pile up at
- *    one distance, so they do not make a period.
- *  - pairs are matched within +- (2 * normal + period / 64), then again
- *    within the spread the pairs really show (max(2 * normal, 10th to 90th
- *    percentile of their distances)) so that few unrelated disturbances
- *    pass for tick loops; the period is the median distance of the pairs.
- *  - disturbed loops with a neighbour one period away (either side) are
- *    tick loops; the others are "other".
+ *    disturbed, which a loop much shorter than the tick period ensures).
+ *    The lower line ends where the density of loop times above the median
+ *    falls below 1/64 of its peak (bins normal / 128 wide, four bins in a
+ *    row). A loop is disturbed when it exceeds that end, and at least
+ *    normal + max(normal / 32, min_excess_ticks).
+ *  - period: disturbed loops less than four normal loops apart form one
+ *    cluster (a burst), represented by its first loop; the distances
+ *    between all pairs of clusters (up to a seventeenth of the run) are
+ *    counted in a histogram. For each lag, the pairs within
+ *    +- (2 * normal + lag / 64) beyond the local background (the density
+ *    four window widths on either side) are the pairs that lag explains.
+ *    The candidate is the shortest lag of at least four loops that
+ *    explains at least RTB_CLK_PAIRS_MIN pairs, half of span / lag, and
+ *    three standard deviations of its background: each tick pairs with the
+ *    next one whatever else happens in between, random disturbances add
+ *    background, not excess, and multiples of the period are longer.
+ *  - every cluster is paired with the one closest to a period
+ *    later (within +- the tolerance, then again within the spread the
+ *    pairs really show: max(2 * normal, 10th to 90th percentile of their
+ *    distances)); the period is the median distance of the pairs. It is
+ *    a period when the pairs beyond those the same number of random
+ *    disturbances would form by chance are at least RTB_CLK_PAIRS_MIN,
+ *    half of span / period - 1, and five standard deviations of the chance
+ *    count.
+ *  - clusters with a neighbour one period away (either side) are tick
+ *    loops (their first loop); all other disturbed loops are "other".
  *
  * scratch: rtb_clk_scratch_words(n) words. kinds: n entries (may be NULL),
  * filled with enum rtb_clk_kind. Returns out->valid.
@@ -150,12 +160,16 @@ struct rtb_clk_decision {
  * The verdict:
  *  - pass: the tick configuration could be determined and agrees with what
  *    the OS states (or the OS states nothing): a period measured within
- *    max(5 %, 2 loops + the search tolerance) of 1/stated_hz, or no
- *    periodic disturbance when the OS runs full dynticks, or a longer one
- *    under full dynticks.
+ *    max(5 %, 2 loops + the search tolerance) of 1/stated_hz; or an integer
+ *    multiple or fraction of it (k = 2..64, within 5 %): the stated tick
+ *    then hides among a faster periodic disturbance from elsewhere (a
+ *    hypervisor's timer, another interrupt), or only every k-th tick costs
+ *    enough to be seen; the stated period is concluded. Under full
+ *    dynticks also a longer period or none at all.
  *  - fail: the measurement contradicts the statement: a periodic
- *    disturbance at another period than the stated tick (without full
- *    dynticks); or a stated fine timer resolution (below a tenth of the
+ *    disturbance at a period that is neither the stated tick's nor
+ *    harmonic with it (a faster one under full dynticks alike); or a
+ *    stated fine timer resolution (below a tenth of the
  *    tick) while 1 us sleeps last at least half a tick; or a stated coarse
  *    resolution (half a tick or more) while 1 us sleeps end sooner than half
  *    that resolution.
