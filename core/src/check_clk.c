@@ -435,8 +435,8 @@ const char *rtb_clk_nohz_name(enum rtb_clk_nohz m)
 	}
 }
 
-/* k when the longer of a and b is k >= 2 times the shorter (within tol
- * per multiple, and 5 %), else 0. */
+/* k when the longer of a and b is k >= 2 times the shorter (within
+ * max(5 % of the longer, tol)), else 0. */
 static uint64_t harmonic(uint64_t a, uint64_t b, uint64_t tol)
 {
 	uint64_t lo = RTB_MIN(a, b), hi = RTB_MAX(a, b);
@@ -446,7 +446,7 @@ static uint64_t harmonic(uint64_t a, uint64_t b, uint64_t tol)
 	uint64_t k = (hi + lo / 2) / lo;
 	if (k < 2 || k > 64)
 		return 0;
-	return absdiff(hi, k * lo) <= RTB_MAX(hi / 20, k * tol) ? k : 0;
+	return absdiff(hi, k * lo) <= RTB_MAX(hi / 20, tol) ? k : 0;
 }
 
 static void decide_period(const struct rtb_clk_facts *f, uint64_t stated_period,

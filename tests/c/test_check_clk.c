@@ -347,6 +347,8 @@ static void test_decide(void)
 	CHECK(decide(&f) == RTB_PASS);
 	f = facts(true, 6000000, 250, RTB_CLK_NOHZ_IDLE); /* 1.5 ticks */
 	CHECK(decide(&f) == RTB_FAIL);
+	f = facts(true, 2011000, 1300, RTB_CLK_NOHZ_IDLE); /* 2.6 ticks */
+	CHECK(decide(&f) == RTB_FAIL);
 	/* full dynticks may slow or stop the tick on a busy CPU */
 	f = facts(true, 1000000000, 250, RTB_CLK_NOHZ_FULL);
 	CHECK(decide(&f) == RTB_PASS);

@@ -161,7 +161,9 @@ struct rtb_clk_decision {
  *  - pass: the tick configuration could be determined and agrees with what
  *    the OS states (or the OS states nothing): a period measured within
  *    max(5 %, 2 loops + the search tolerance) of 1/stated_hz; or an integer
- *    multiple or fraction of it (k = 2..64, within 5 %): the stated tick
+ *    multiple or fraction of it (k = 2..64, the longer period within
+ *    max(5 %, 2 loops + the search tolerance) of k times the shorter): the
+ *    stated tick
  *    then hides among a faster periodic disturbance from elsewhere (a
  *    hypervisor's timer, another interrupt), or only every k-th tick costs
  *    enough to be seen; the stated period is concluded. Under full
