@@ -400,6 +400,11 @@ static int run_duration(struct rtb_ctx *ctx)
 		return rtb_ctx_fail(ctx, RTB_E_INVALID, "only %zu loops ran: too few to classify",
 				    r.n);
 	}
+	if (r.a.disturbed * 10 > r.a.loops)
+		rtb_emit_log(id, "warning",
+			     "%zu of %zu loops (over 10 %%) were disturbed: the CPU was shared or "
+			     "busy, and a tick inside bursts of slowed loops cannot be seen",
+			     r.a.disturbed, r.a.loops);
 	if (r.a.too_dense)
 		rtb_emit_log(id, "warning",
 			     "%zu of %zu loops were disturbed: too many to look for a period "
