@@ -448,13 +448,20 @@ uint64_t rtb_port_counter_hz(void)
 
 /* ---- properties ----------------------------------------------------------- */
 
+/* The kernel configuration: /boot/config-<release>, else the kernel's own
+ * copy in /proc/config.gz (CONFIG_IKCONFIG_PROC), decompressed by gzip. */
 static int config_value(const char *name, char *buf, size_t len)
 {
 	char path[300], line[256];
 	size_t nlen = strlen(name);
+	bool piped = false;
 
 	snprintf(path, sizeof(path), "/boot/config-%s", uts.release);
 	FILE *f = fopen(path, "r");
+	if (f == NULL && access("/proc/config.gz", R_OK) == 0) {
+		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+		piped = f != NULL;
+	}
 	if (f == NULL)
 		return RTB_E_UNSUPPORTED;
 	int rc = RTB_E_UNSUPPORTED;
@@ -466,8 +473,40 @@ static int config_value(const char *name, char *buf, size_t len)
 			break;
 		}
 	}
-	fclose(f);
+	if (piped) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			; /* drain, so gzip ends normally */
+		pclose(f);
+	} else {
+		fclose(f);
+	}
 	return rc;
+}
+
+/* Size of the largest CPU cache of the measurement CPU, from sysfs. */
+static int cache_bytes_max(char *buf, size_t len)
+{
+	unsigned long long best = 0;
+
+	for (int i = 0; i < 16; i++) {
+		char path[128], v[32];
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/size",
+			 posix.cpu, i);
+		if (!read_file(path, v, sizeof(v)))
+			break;
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+		if (*end == 'K')
+			n *= 1024;
+		else if (*end == 'M')
+			n *= 1024 * 1024;
+		if (n > best)
+			best = n;
+	}
+	if (best == 0)
+		return RTB_E_UNSUPPORTED;
+	snprintf(buf, len, "%llu", best);
+	return RTB_OK;
 }
 
 int rtb_port_property(const char *key, char *buf, size_t len)
@@ -506,6 +545,8 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec);
 		return RTB_OK;
 	}
+	if (strcmp(key, "cache_bytes_max") == 0)
+		return cache_bytes_max(buf, len);
 	if (strcmp(key, "clocksource") == 0)
 		return read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 				 buf, len)

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * CLK checks: pure functions behind clk.tick.duration (CLK-P-DUR) and
+ * clk.tick.config (CLK-B-CFG).
+ *
+ * The input is a series of back-to-back busy-loop durations: loop i starts
+ * where loop i-1 ended, so the start time of loop i is the sum of the
+ * durations before it. Undisturbed loops form a tight lower line; a loop in
+ * which the OS ran (the clock tick, another interrupt) lasts longer.
+ *
+ * rtb_clk_analyse() splits the loops into normal and disturbed ones, looks
+ * for a period in the times of the disturbed loops, and marks the disturbed
+ * loops that lie on that period as tick loops (the rest are "other").
+ * rtb_clk_decide() turns what was measured and what the OS states about its
+ * tick into the CLK-B-CFG verdict.
+ */
+#ifndef RTB_CHECK_CLK_H
+#define RTB_CHECK_CLK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtb/core.h"
+
+/* Sort in place, ascending (heap sort: no recursion, no allocation). */
+void rtb_sort_u64(uint64_t *v, size_t n);
+
+/* A duration for humans: "850 ns", "52.300 us", "4.000 ms", "1.500 s". */
+void rtb_clk_fmt_ns(char *buf, size_t len, uint64_t ns);
+
+/* ---- loop classification and period ----------------------------------- */
+
+enum rtb_clk_kind {
+	RTB_CLK_NORMAL = 0, /* undisturbed: the lower line */
+	RTB_CLK_TICK = 1,   /* disturbed, on the period found: the upper line */
+	RTB_CLK_OTHER = 2,  /* disturbed, not on the period */
+};
+
+/* Fewest loops rtb_clk_analyse() accepts. */
+#define RTB_CLK_LOOPS_MIN 64u
+/* Fewest pairs of disturbances one period apart that make a period. */
+#define RTB_CLK_PAIRS_MIN 16u
+
+/* uint64_t words of scratch space rtb_clk_analyse() needs for n loops. */
+size_t rtb_clk_scratch_words(size_t n);
+
+struct rtb_clk_analysis {
+	bool valid; /* false: too few loops (the rest is zero) */
+	size_t loops;
+	uint64_t span_ticks; /* sum of all durations */
+
+	/* classification (same unit as the durations) */
+	uint64_t normal_ticks;	  /* median loop: the normal loop time */
+	uint64_t spread_ticks;	  /* median - 1st percentile: the lower line's width below */
+	uint64_t threshold_ticks; /* a loop longer than this is disturbed */
+	size_t normal;
+	size_t disturbed; /* tick + other */
+	size_t tick;
+	size_t other;
+	bool too_dense; /* more disturbance clusters than a period search can use */
+
+	/* period of the disturbances */
+	bool periodic;
+	uint64_t period_ticks; /* median distance of the pairs one period apart */
+	uint64_t period_min_ticks;
+	uint64_t period_max_ticks;
+	uint64_t tolerance_ticks; /* a pair is on the period within +- this */
+	size_t period_pairs;	  /* disturbances followed by one a period later */
+	size_t chance_pairs;	  /* of which random disturbances would form by chance */
+	size_t expected_pairs;	  /* span / period - 1 */
+
+	/* loops hit by the tick (excess = loop - normal) */
+	uint64_t tick_loop_typical_ticks; /* median */
+	uint64_t tick_loop_min_ticks;
+	uint64_t tick_loop_worst_ticks;
+	uint64_t tick_excess_typical_ticks;
+	uint64_t tick_excess_min_ticks;
+	uint64_t tick_excess_worst_ticks;
+
+	/* other disturbed loops */
+	uint64_t other_loop_typical_ticks;
+	uint64_t other_loop_worst_ticks;
+};
+
+/*
+ * Classify n back-to-back loop durations and find the period of their
+ * disturbances.
+ *
+ *  - normal = the median loop (valid while fewer than half the loops are
+ *    disturbed, which a loop much shorter than the tick period ensures).
+ *    The lower line ends where the density of loop times above the median
+ *    falls below 1/64 of its peak (bins normal / 128 wide, four bins in a
+ *    row). A loop is disturbed when it exceeds that end, and at least
+ *    normal + max(normal / 32, min_excess_ticks).
+ *  - period: disturbed loops less than four normal loops apart form one
+ *    cluster (a burst), represented by its first loop; the distances
+ *    between all pairs of clusters (up to a seventeenth of the run) are
+ *    counted in a histogram. For each lag, the pairs within
+ *    +- (2 * normal + lag / 64) beyond the local background (the density
+ *    four window widths on either side) are the pairs that lag explains.
+ *    The candidate is the shortest lag of at least four loops that
+ *    explains at least RTB_CLK_PAIRS_MIN pairs, half of span / lag, and
+ *    three standard deviations of its background: each tick pairs with the
+ *    next one whatever else happens in between, random disturbances add
+ *    background, not excess, and multiples of the period are longer.
+ *  - every cluster is paired with the one closest to a period
+ *    later (within +- the tolerance, then again within the spread the
+ *    pairs really show: max(2 * normal, 10th to 90th percentile of their
+ *    distances)); the period is the median distance of the pairs. It is
+ *    a period when the pairs beyond those the same number of random
+ *    disturbances would form by chance are at least RTB_CLK_PAIRS_MIN,
+ *    half of span / period - 1, and five standard deviations of the chance
+ *    count.
+ *  - clusters with a neighbour one period away (either side) are tick
+ *    loops (their first loop); all other disturbed loops are "other".
+ *
+ * scratch: rtb_clk_scratch_words(n) words. kinds: n entries (may be NULL),
+ * filled with enum rtb_clk_kind. Returns out->valid.
+ */
+bool rtb_clk_analyse(const uint64_t *loop_ticks, size_t n, uint64_t min_excess_ticks,
+		     uint64_t *scratch, uint8_t *kinds, struct rtb_clk_analysis *out);
+
+/* ---- CLK-B-CFG decision ------------------------------------------------- */
+
+enum rtb_clk_nohz {
+	RTB_CLK_NOHZ_UNKNOWN = 0,  /* the OS does not say */
+	RTB_CLK_NOHZ_PERIODIC = 1, /* the tick always runs */
+	RTB_CLK_NOHZ_IDLE = 2,	   /* stopped on idle CPUs only: runs on a busy one */
+	RTB_CLK_NOHZ_FULL = 3,	   /* may stop on a busy CPU with one task */
+};
+
+/* "periodic", "idle", "full" -> enum; anything else UNKNOWN. */
+enum rtb_clk_nohz rtb_clk_nohz_parse(const char *s);
+const char *rtb_clk_nohz_name(enum rtb_clk_nohz m);
+
+struct rtb_clk_facts {
+	/* measured */
+	bool periodic;		   /* a periodic disturbance was found */
+	uint64_t period_ns;	   /* its period */
+	uint64_t period_tol_ns;	   /* the period search's tolerance */
+	uint64_t loop_ns;	   /* normal loop time: the time resolution */
+	bool sleep_measured;	   /* short sleeps were timed */
+	uint64_t sleep_typical_ns; /* median wake-up of a 1 us sleep */
+	/* stated by the OS (0 / UNKNOWN when it does not say) */
+	uint64_t stated_hz;
+	enum rtb_clk_nohz nohz;
+	uint64_t stated_resolution_ns;
+};
+
+struct rtb_clk_decision {
+	enum rtb_outcome outcome;
+	char reason[RTB_LINE_MAX];
+	uint64_t tick_period_ns; /* concluded tick period, 0 when none was found */
+	bool tickless;		 /* no periodic tick seen on the busy CPU */
+	bool sleep_tick_bound;	 /* short sleeps last about a tick period */
+};
+
+/*
+ * The verdict:
+ *  - pass: the tick configuration could be determined and agrees with what
+ *    the OS states (or the OS states nothing): a period measured within
+ *    max(5 %, 2 loops + the search tolerance) of 1/stated_hz; or an integer
+ *    multiple or fraction of it (k = 2..64, the longer period within
+ *    max(5 %, 2 loops + the search tolerance) of k times the shorter): the
+ *    stated tick
+ *    then hides among a faster periodic disturbance from elsewhere (a
+ *    hypervisor's timer, another interrupt), or only every k-th tick costs
+ *    enough to be seen; the stated period is concluded. Under full
+ *    dynticks also a longer period or none at all.
+ *  - fail: the measurement contradicts the statement: a periodic
+ *    disturbance at a period that is neither the stated tick's nor
+ *    harmonic with it (a faster one under full dynticks alike); or a
+ *    stated fine timer resolution (below a tenth of the
+ *    tick) while 1 us sleeps last at least half a tick; or a stated coarse
+ *    resolution (half a tick or more) while 1 us sleeps end sooner than half
+ *    that resolution.
+ *  - inconclusive: the OS states a tick that runs on a busy CPU but no
+ *    periodic disturbance was found (the tick may cost less than the
+ *    detection threshold).
+ */
+void rtb_clk_decide(const struct rtb_clk_facts *f, struct rtb_clk_decision *d);
+
+#endif /* RTB_CHECK_CLK_H */

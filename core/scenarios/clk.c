@@ -1,0 +1,831 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * CLK: the OS clock tick.
+ *
+ * clk.tick.duration (CLK-P-DUR). One thread, raised to the highest relative
+ * priority (prio_max) for the measurement and put back to 0 afterwards,
+ * runs a fixed busy loop (a volatile counter counted up to `loop_count`,
+ * tuned at start so one loop takes about 20 us) back to back until an
+ * explicit end time. One counter read closes each loop and opens the next,
+ * so the loops cover the whole run without gaps: a loop during which the
+ * OS ran (the tick, another interrupt) is longer by the time the OS took.
+ * Each loop's duration is stored in a buffer allocated before the run;
+ * nothing else happens inside the run. Afterwards the loops are classified
+ * (rtb/check_clk.h): the median is the normal loop time (lower line), loops
+ * above a threshold are disturbed, and the disturbed loops that recur with
+ * one period are the tick (upper line). Reported: every loop (the raw
+ * series shows the two lines), the tick processing time (a tick loop minus
+ * the normal loop time), the distance between tick loops, a classification
+ * table and a summary.
+ *
+ * clk.tick.config (CLK-B-CFG). What the tick is. (1) At priority prio_max,
+ * sleeps of 0, 1 us, 10 us, 100 us and 1 ms are timed (counter read before
+ * and after rtb_port_sleep_ns()); the median 1 us sleep is the wake-up
+ * granularity. (2) A short run of the clk.tick.duration measurement finds
+ * the period of the disturbances. (3) The OS's own statement is read:
+ * tick_hz_config, no_hz and timer_resolution_ns (rtb_port_property). The
+ * decision (rtb_clk_decide) passes when the measurement agrees with the
+ * statement or the OS states nothing, fails when they contradict each
+ * other. Negative control: a synthetic loop series with a disturbance of a
+ * known period injected (plus noise and random spikes) goes through the
+ * same analysis, which must find that period, and through the same
+ * decision with an OS statement of another rate, which must fail. Option
+ * clk.tick.config.stated_hz=N replaces the OS's statement, so a platform
+ * that misstates its tick can be simulated.
+ */
+#include "rtb/check_clk.h"
+#include "rtb/core.h"
+
+#define LOOP_TARGET_NS 20000u
+#define LOOP_COUNT_MIN 100u
+#define LOOP_COUNT_MAX 100000000u
+#define DURATION_RAW_MIN 150000u /* raw loops kept for the diagram (see clk.md) */
+
+/* The busy loop: a fixed amount of work the compiler cannot remove. */
+static void busy(uint32_t count)
+{
+	for (volatile uint32_t k = 0; k < count; k++) {
+	}
+}
+
+/* Find the loop count for which one busy loop takes about target_ns. */
+static uint32_t calibrate(uint64_t target_ns)
+{
+	uint64_t target = rtb_ns_to_ticks(target_ns);
+	uint64_t count = 1000;
+
+	for (int round = 0; round < 4; round++) {
+		uint64_t best = UINT64_MAX;
+		for (int i = 0; i < 5; i++) {
+			uint64_t t0 = rtb_port_counter_read();
+			busy((uint32_t)count);
+			uint64_t t1 = rtb_port_counter_read();
+			best = RTB_MIN(best, t1 - t0);
+		}
+		if (best == 0)
+			best = 1;
+		count = count * target / best;
+		count = RTB_MAX(count, LOOP_COUNT_MIN);
+		count = RTB_MIN(count, LOOP_COUNT_MAX);
+	}
+	return (uint32_t)count;
+}
+
+/* A run of back-to-back busy loops and its analysis. */
+struct tick_run {
+	uint32_t loop_count;
+	uint64_t planned_ns;
+	uint64_t *loops; /* raw durations (ticks), loops[0 .. n) */
+	size_t cap;
+	size_t n;
+	size_t warm; /* first loops not analysed */
+	uint64_t *scratch;
+	uint8_t *kinds; /* of loops[warm ..] */
+	bool cut;	/* ended by the budget or a stop request */
+	bool raised;	/* ran at prio_max */
+	struct rtb_clk_analysis a;
+};
+
+static void tick_run_free(struct tick_run *r)
+{
+	if (r->loops != NULL)
+		rtb_port_mem_free(r->loops);
+	if (r->scratch != NULL)
+		rtb_port_mem_free(r->scratch);
+	if (r->kinds != NULL)
+		rtb_port_mem_free(r->kinds);
+	r->loops = r->scratch = NULL;
+	r->kinds = NULL;
+}
+
+/* The option `<id>.loop_count`, else a calibrated count. */
+static uint32_t loop_count_for(const struct rtb_ctx *ctx, const char *id)
+{
+	char key[64];
+	uint64_t v;
+
+	rtb_fmt(key, sizeof(key), "%s.loop_count", id);
+	const char *opt = rtb_ctx_option(ctx, key);
+	if (opt != NULL && rtb_parse_u64(opt, &v) && v >= 1 && v <= LOOP_COUNT_MAX)
+		return (uint32_t)v;
+	return calibrate(LOOP_TARGET_NS);
+}
+
+static int set_prio(int prio)
+{
+	return rtb_port_thread_set_priority(NULL, prio);
+}
+
+/* Allocate, run the loops for duration_ns at prio_max, analyse. */
+static int tick_run(struct rtb_ctx *ctx, const char *id, uint64_t duration_ns, struct tick_run *r)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+
+	rtb_memset(r, 0, sizeof(*r));
+	r->planned_ns = duration_ns;
+	int old_prio = 0;
+	rtb_port_thread_get_priority(NULL, &old_prio);
+	r->raised = set_prio(info->prio_max) == RTB_OK;
+	r->loop_count = loop_count_for(ctx, id);
+
+	uint64_t one = UINT64_MAX;
+	for (int i = 0; i < 5; i++) {
+		uint64_t t0 = rtb_port_counter_read();
+		busy(r->loop_count);
+		one = RTB_MIN(one, rtb_port_counter_read() - t0);
+	}
+	uint64_t duration = rtb_ns_to_ticks(duration_ns);
+	r->cap = (size_t)(duration / (one > 0 ? one : 1)) * 5 / 4 + 1024;
+	r->loops = rtb_port_mem_alloc(sizeof(uint64_t) * r->cap);
+	r->scratch = rtb_port_mem_alloc(sizeof(uint64_t) * rtb_clk_scratch_words(r->cap));
+	r->kinds = rtb_port_mem_alloc(r->cap);
+	if (r->loops == NULL || r->scratch == NULL || r->kinds == NULL) {
+		set_prio(old_prio);
+		tick_run_free(r);
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for %zu loops", r->cap);
+	}
+	/* touch the buffer so no page fault lands in the run */
+	rtb_memset(r->loops, 0, sizeof(uint64_t) * r->cap);
+
+	uint64_t start = rtb_port_counter_read();
+	uint64_t end = start + duration;
+	if ((int64_t)(end - ctx->budget_end_ticks) > 0) {
+		end = ctx->budget_end_ticks;
+		r->cut = true;
+	}
+	/* Every loop does the same work: busy loop, one counter read, one
+	 * store, the end test. */
+	uint64_t prev = start;
+	size_t i = 0;
+	uint64_t *loops = r->loops;
+	while (i < r->cap) {
+		busy(r->loop_count);
+		uint64_t now = rtb_port_counter_read();
+		loops[i++] = now - prev;
+		prev = now;
+		if ((int64_t)(now - end) >= 0 || rtb_port_stop_requested())
+			break;
+	}
+	set_prio(old_prio);
+	r->n = i;
+	r->cut = r->cut || rtb_port_stop_requested();
+	r->warm = rtb_warmup_for(r->n);
+	rtb_clk_analyse(r->loops + r->warm, r->n - r->warm, 0, r->scratch, r->kinds, &r->a);
+	return RTB_OK;
+}
+
+static uint64_t ns(uint64_t ticks)
+{
+	return rtb_ticks_to_ns(ticks);
+}
+
+static void fmt_ticks(char *buf, size_t len, uint64_t ticks)
+{
+	rtb_clk_fmt_ns(buf, len, ns(ticks));
+}
+
+/* ---- clk.tick.duration ------------------------------------------------------ */
+
+static void summary_row(struct rtb_json *j, const char *what, bool have, uint64_t ticks,
+			const char *note)
+{
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, what);
+	if (have)
+		rtb_json_u64(j, ticks);
+	else
+		rtb_json_null(j);
+	rtb_json_str(j, note);
+	rtb_json_arr_end(j);
+}
+
+static void class_row(struct rtb_json *j, const char *what, size_t count, size_t total, bool have,
+		      uint64_t min, uint64_t typical, uint64_t max, bool have_excess,
+		      uint64_t excess_typical, uint64_t excess_max)
+{
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, what);
+	rtb_json_u64(j, count);
+	rtb_json_dbl(j, total > 0 ? 100.0 * (double)count / (double)total : 0.0);
+	if (have) {
+		rtb_json_u64(j, min);
+		rtb_json_u64(j, typical);
+		rtb_json_u64(j, max);
+	} else {
+		rtb_json_null(j);
+		rtb_json_null(j);
+		rtb_json_null(j);
+	}
+	if (have_excess) {
+		rtb_json_u64(j, excess_typical);
+		rtb_json_u64(j, excess_max);
+	} else {
+		rtb_json_null(j);
+		rtb_json_null(j);
+	}
+	rtb_json_arr_end(j);
+}
+
+static void duration_tables(const char *id, const struct tick_run *r)
+{
+	const struct rtb_clk_analysis *a = &r->a;
+	uint64_t oh = rtb_timing.overhead_ticks;
+	uint64_t normal = a->normal_ticks > oh ? a->normal_ticks - oh : 0;
+	char note[RTB_LINE_MAX];
+
+	uint64_t normal_min = UINT64_MAX, normal_max = 0, other_min = UINT64_MAX;
+	for (size_t i = r->warm; i < r->n; i++) {
+		uint8_t kind = r->kinds[i - r->warm];
+		if (kind == RTB_CLK_NORMAL) {
+			normal_min = RTB_MIN(normal_min, r->loops[i]);
+			normal_max = RTB_MAX(normal_max, r->loops[i]);
+		} else if (kind == RTB_CLK_OTHER) {
+			other_min = RTB_MIN(other_min, r->loops[i]);
+		}
+	}
+	static const struct rtb_column ccols[] = {{"class", ""},
+						  {"loops", "count"},
+						  {"share", "%"},
+						  {"min", "ticks"},
+						  {"typical", "ticks"},
+						  {"max", "ticks"},
+						  {"excess_typical", "ticks"},
+						  {"excess_max", "ticks"}};
+	struct rtb_json *j = rtb_table_begin(
+		id, "classification",
+		"Busy loops by class: normal (lower line), hit by the tick (upper line), other "
+		"disturbances; loop times without the timestamp overhead, excess over the normal "
+		"loop",
+		ccols, RTB_ARRAY_SIZE(ccols));
+	size_t total = a->loops;
+	class_row(j, "normal", a->normal, total, a->normal > 0,
+		  normal_min - RTB_MIN(normal_min, oh), normal,
+		  normal_max - RTB_MIN(normal_max, oh), false, 0, 0);
+	class_row(j, "tick", a->tick, total, a->tick > 0, a->tick_loop_min_ticks - oh,
+		  a->tick_loop_typical_ticks - oh, a->tick_loop_worst_ticks - oh, a->tick > 0,
+		  a->tick_excess_typical_ticks, a->tick_excess_worst_ticks);
+	class_row(j, "other disturbance", a->other, total, a->other > 0,
+		  other_min - RTB_MIN(other_min, oh), a->other_loop_typical_ticks - oh,
+		  a->other_loop_worst_ticks - oh, a->other > 0,
+		  a->other_loop_typical_ticks - a->normal_ticks,
+		  a->other_loop_worst_ticks - a->normal_ticks);
+	rtb_table_end(j);
+
+	static const struct rtb_column scols[] = {
+		{"quantity", ""}, {"value", "ticks"}, {"note", ""}};
+	j = rtb_table_begin(id, "summary", "Clock tick duration (CLK-P-DUR)", scols, 3);
+	rtb_fmt(note, sizeof(note), "median loop; loop counter %u", r->loop_count);
+	summary_row(j, "normal loop time", true, normal, note);
+	summary_row(j, "loop time with interrupt (typical)", a->tick > 0,
+		    a->tick_loop_typical_ticks - oh, "median of the tick loops");
+	summary_row(j, "loop time with interrupt (worst)", a->tick > 0,
+		    a->tick_loop_worst_ticks - oh, "longest tick loop");
+	summary_row(j, "tick processing duration (typical)", a->tick > 0,
+		    a->tick_excess_typical_ticks, "tick loop minus normal loop, median");
+	summary_row(j, "tick processing duration (min)", a->tick > 0, a->tick_excess_min_ticks, "");
+	summary_row(j, "tick processing duration (worst)", a->tick > 0, a->tick_excess_worst_ticks,
+		    "includes whatever else fell into the same loop");
+	if (a->periodic)
+		rtb_fmt(note, sizeof(note), "median of %zu pairs one period apart (%zu expected)",
+			a->period_pairs, a->expected_pairs);
+	else
+		rtb_fmt(note, sizeof(note), "no periodic disturbance found");
+	summary_row(j, "period between disturbances", a->periodic, a->period_ticks, note);
+	rtb_fmt(note, sizeof(note),
+		"end of the lower line, at least normal + normal / 32; %zu loops above",
+		a->disturbed);
+	summary_row(j, "disturbance threshold", true, a->threshold_ticks - oh, note);
+	rtb_fmt(note, sizeof(note), "%zu loops analysed, %zu warm-up loops not counted", a->loops,
+		r->warm);
+	summary_row(j, "analysed time", true, a->span_ticks, note);
+	rtb_table_end(j);
+}
+
+static int duration_results(struct rtb_ctx *ctx, const char *id, const struct tick_run *r)
+{
+	const struct rtb_clk_analysis *a = &r->a;
+	struct rtb_metric ml = {
+		.scenario = id,
+		.label = "CLK-P-DUR",
+		.metric = "loop",
+		.title = "Busy loop time, back to back (the tick shows as an upper line)",
+		.unit = "ticks"};
+	struct rtb_metric mt = {.scenario = id,
+				.label = "CLK-P-DUR",
+				.metric = "tick_duration",
+				.title = "Tick processing duration (tick loop minus normal loop)",
+				.unit = "ticks"};
+	struct rtb_metric mp = {.scenario = id,
+				.label = "CLK-P-DUR",
+				.metric = "tick_period",
+				.title = "Time between consecutive tick loops",
+				.unit = "ticks"};
+	rtb_metric_param(&ml, "loop_count", r->loop_count);
+	rtb_metric_param(&mt, "loop_count", r->loop_count);
+	rtb_metric_param(&mp, "loop_count", r->loop_count);
+
+	uint64_t raw = 0;
+	if (ctx->raw_max > 0) {
+		raw = RTB_MAX((uint64_t)ctx->raw_max, DURATION_RAW_MIN);
+		raw = rtb_ctx_count(ctx, "clk.tick.duration.raw_max", raw, raw, raw);
+		raw = RTB_MIN(raw, (uint64_t)(r->n - r->warm));
+	}
+	struct rtb_recorder rl, rt, rp;
+	uint32_t small_raw = (uint32_t)RTB_MIN((uint64_t)ctx->raw_max, (uint64_t)a->tick);
+	if (rtb_recorder_init(&rl, &ml, (uint32_t)r->warm, (uint32_t)raw) != RTB_OK)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the raw series");
+	if (rtb_recorder_init(&rt, &mt, 0, small_raw) != RTB_OK) {
+		rtb_recorder_free(&rl);
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	}
+	if (rtb_recorder_init(&rp, &mp, 0, small_raw) != RTB_OK) {
+		rtb_recorder_free(&rl);
+		rtb_recorder_free(&rt);
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	}
+	/* The loops were recorded before: place the maximum at the loop's
+	 * own time since the first counted loop, not at the time of adding. */
+	uint64_t t = 0, last_tick = 0;
+	bool seen_tick = false;
+	for (size_t i = 0; i < r->n; i++) {
+		uint64_t before = rl.count;
+		rtb_recorder_add_interval(&rl, 0, r->loops[i]);
+		if (i >= r->warm) {
+			if (rl.count > before && rl.max_index == rl.count - 1)
+				rl.max_at_ticks = t;
+			if (r->kinds[i - r->warm] == RTB_CLK_TICK) {
+				rtb_recorder_add(&rt, r->loops[i] - a->normal_ticks);
+				if (seen_tick)
+					rtb_recorder_add(&rp, t - last_tick);
+				last_tick = t;
+				seen_tick = true;
+			}
+			t += r->loops[i];
+		}
+	}
+	rtb_emit_result(&rl);
+	if (a->tick > 0)
+		rtb_emit_result(&rt);
+	if (rp.count > 0)
+		rtb_emit_result(&rp);
+	rtb_recorder_free(&rl);
+	rtb_recorder_free(&rt);
+	rtb_recorder_free(&rp);
+	return RTB_OK;
+}
+
+static int run_duration(struct rtb_ctx *ctx)
+{
+	const char *id = "clk.tick.duration";
+	uint64_t ms = rtb_ctx_count(ctx, "duration_ms", 2500, 10000, 60000);
+	struct tick_run r;
+	char a_buf[32], b_buf[32], c_buf[32];
+
+	int rc = tick_run(ctx, id, ms * 1000000u, &r);
+	if (rc != RTB_OK)
+		return rc;
+	if (!r.raised)
+		rtb_emit_log(id, "warning",
+			     "the loop could not run at the highest priority: other threads "
+			     "may add disturbances");
+	if (!(rtb_port_info()->caps & RTB_CAP_REALTIME))
+		rtb_emit_log(id, "warning",
+			     "no real-time policy: other threads preempt the loop and show as "
+			     "disturbances");
+	if (r.cut)
+		rtb_emit_log(id, "warning", "stopped after %zu loops, before the planned %llu ms",
+			     r.n, (unsigned long long)ms);
+	if (!r.a.valid) {
+		tick_run_free(&r);
+		return rtb_ctx_fail(ctx, RTB_E_INVALID, "only %zu loops ran: too few to classify",
+				    r.n);
+	}
+	if (r.a.disturbed * 10 > r.a.loops)
+		rtb_emit_log(id, "warning",
+			     "%zu of %zu loops (over 10 %%) were disturbed: the CPU was shared or "
+			     "busy, and a tick inside bursts of slowed loops cannot be seen",
+			     r.a.disturbed, r.a.loops);
+	if (r.a.too_dense)
+		rtb_emit_log(id, "warning",
+			     "%zu of %zu loops were disturbed: too many to look for a period "
+			     "(loop too long for the disturbance rate, or a busy system)",
+			     r.a.disturbed, r.a.loops);
+	char hz_text[32];
+	uint64_t stated_hz = 0;
+	if (rtb_port_property("tick_hz_config", hz_text, sizeof(hz_text)) == RTB_OK)
+		rtb_parse_u64(hz_text, &stated_hz);
+	if (r.a.periodic && stated_hz != 0) {
+		uint64_t stated = 1000000000u / stated_hz, measured = ns(r.a.period_ticks);
+		if (measured * 20 < stated * 19 || measured * 20 > stated * 21)
+			rtb_emit_log(id, "warning",
+				     "the periodic disturbance (every %llu us) is not the OS's "
+				     "stated %llu Hz tick: it has another source (on a virtual "
+				     "machine often the host's timer), see clk.tick.config",
+				     (unsigned long long)(measured / 1000),
+				     (unsigned long long)stated_hz);
+	}
+	fmt_ticks(a_buf, sizeof(a_buf), r.a.normal_ticks);
+	if (r.a.periodic) {
+		fmt_ticks(b_buf, sizeof(b_buf), r.a.period_ticks);
+		fmt_ticks(c_buf, sizeof(c_buf), r.a.tick_excess_typical_ticks);
+		rtb_emit_log(
+			id, "info",
+			"normal loop %s; a tick every %s costing %s typically (%zu tick loops, "
+			"%zu other disturbances)",
+			a_buf, b_buf, c_buf, r.a.tick, r.a.other);
+	} else {
+		rtb_emit_log(id, "info",
+			     "normal loop %s; no periodic disturbance (%zu disturbed loops): the "
+			     "tick is stopped on this CPU or costs less than the threshold",
+			     a_buf, r.a.disturbed);
+	}
+	rc = duration_results(ctx, id, &r);
+	if (rc == RTB_OK)
+		duration_tables(id, &r);
+	tick_run_free(&r);
+	return rc;
+}
+
+const struct rtb_scenario rtb_scn_clk_tick_duration = {
+	.name = "clk.tick.duration",
+	.ids = {{"clk.tick.duration", "CLK-P-DUR"}},
+	.summary = "Time the OS spends in its clock tick, from a busy loop timed back to back",
+	.estimate_ms = {2600, 10200, 60500},
+	.deadline_ms = {20000, 60000, 180000},
+	.run = run_duration,
+};
+
+/* ---- clk.tick.config ---------------------------------------------------------- */
+
+static const uint64_t sleep_requests_ns[] = {0, 1000, 10000, 100000, 1000000};
+#define SLEEP_1US 1 /* index of the 1 us request */
+
+struct sleep_stats {
+	bool measured;
+	uint64_t median_ns[RTB_ARRAY_SIZE(sleep_requests_ns)];
+	uint64_t min_ns[RTB_ARRAY_SIZE(sleep_requests_ns)];
+	uint64_t count[RTB_ARRAY_SIZE(sleep_requests_ns)];
+};
+
+/* Time short sleeps at prio_max; emit one result per requested duration. */
+static int measure_sleeps(struct rtb_ctx *ctx, const char *id, uint64_t per_request,
+			  struct sleep_stats *st)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+	int old_prio = 0;
+
+	rtb_memset(st, 0, sizeof(*st));
+	rtb_port_thread_get_priority(NULL, &old_prio);
+	set_prio(info->prio_max);
+	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns); k++) {
+		struct rtb_metric m = {.scenario = id,
+				       .label = "CLK-B-CFG",
+				       .metric = "sleep",
+				       .title = "Time a relative sleep really took",
+				       .unit = "ticks"};
+		struct rtb_recorder r;
+		rtb_metric_param(&m, "requested_ns", (int64_t)sleep_requests_ns[k]);
+		if (rtb_recorder_init(&r, &m, rtb_warmup_for(per_request),
+				      (uint32_t)RTB_MIN((uint64_t)ctx->raw_max, per_request)) !=
+		    RTB_OK) {
+			set_prio(old_prio);
+			return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+		}
+		int rc = RTB_OK;
+		for (uint64_t i = 0; i < per_request + r.warmup_target && rc == RTB_OK; i++) {
+			uint64_t t0 = rtb_port_counter_read();
+			rc = rtb_port_sleep_ns(sleep_requests_ns[k]);
+			uint64_t t1 = rtb_port_counter_read();
+			if (rc == RTB_OK)
+				rtb_recorder_add_interval(&r, t0, t1);
+			if (rtb_ctx_expired(ctx))
+				break;
+		}
+		if (rc != RTB_OK) {
+			rtb_recorder_free(&r);
+			set_prio(old_prio);
+			return rtb_ctx_fail(ctx, rc, "sleep failed: %s", rtb_port_strerror(rc));
+		}
+		if (r.count > 0) {
+			st->median_ns[k] = ns(rtb_recorder_percentile(&r, 0.5));
+			st->min_ns[k] = ns(r.min);
+			st->count[k] = r.count;
+			rtb_emit_result(&r);
+		}
+		rtb_recorder_free(&r);
+	}
+	set_prio(old_prio);
+	st->measured = st->count[SLEEP_1US] > 0;
+	return RTB_OK;
+}
+
+/* What the OS states about its tick (0 / UNKNOWN when it does not say). */
+struct os_statement {
+	uint64_t hz;	/* the rate judged against: the OS's, or the option's */
+	uint64_t os_hz; /* the OS's own statement */
+	bool hz_from_option;
+	enum rtb_clk_nohz nohz;
+	uint64_t resolution_ns;
+	char hz_text[32], nohz_text[32], res_text[32];
+};
+
+static void read_statement(const struct rtb_ctx *ctx, struct os_statement *os)
+{
+	uint64_t v;
+
+	rtb_memset(os, 0, sizeof(*os));
+	if (rtb_port_property("tick_hz_config", os->hz_text, sizeof(os->hz_text)) == RTB_OK &&
+	    rtb_parse_u64(os->hz_text, &v))
+		os->hz = os->os_hz = v;
+	const char *opt = rtb_ctx_option(ctx, "clk.tick.config.stated_hz");
+	if (opt != NULL && rtb_parse_u64(opt, &v)) {
+		os->hz = v;
+		os->hz_from_option = true;
+	}
+	if (rtb_port_property("no_hz", os->nohz_text, sizeof(os->nohz_text)) == RTB_OK)
+		os->nohz = rtb_clk_nohz_parse(os->nohz_text);
+	if (rtb_port_property("timer_resolution_ns", os->res_text, sizeof(os->res_text)) ==
+		    RTB_OK &&
+	    rtb_parse_u64(os->res_text, &v))
+		os->resolution_ns = v;
+}
+
+/* Deterministic pseudo-random numbers for the synthetic control. */
+static uint64_t lcg(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+	return *state >> 33;
+}
+
+/* A loop series like a real one: `normal` +- 0.5 %, a disturbance costing
+ * normal / 8 every `period` (its instants +- 1 %), and a random spike about
+ * every 700 loops. */
+static void synth_series(uint64_t *out, size_t n, uint64_t normal, uint64_t period)
+{
+	uint64_t state = 12345, t = 0, next = period / 2;
+	uint64_t noise = normal / 200 + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t d = normal - noise + lcg(&state) % (2 * noise + 1);
+		while (next < t + d) {
+			d += normal / 8;
+			next += period - period / 100 + lcg(&state) % (period / 50 + 1);
+		}
+		if (lcg(&state) % 700 == 0)
+			d += normal / 4 + lcg(&state) % (normal * 4);
+		out[i] = d;
+		t += d;
+	}
+}
+
+static bool far_from(uint64_t a, uint64_t b)
+{
+	return b == 0 || a * 10 < b * 8 || a * 10 > b * 12;
+}
+
+/* The negative control: a known period injected into a synthetic series
+ * must be found, and a contradicting statement must make the decision
+ * fail. Uses the real run's buffers once its analysis is done. */
+static void control(struct tick_run *r, uint64_t stated_period_ns, struct rtb_verdict *v)
+{
+	char a_buf[32], b_buf[32];
+	uint64_t normal = r->a.valid ? r->a.normal_ticks : rtb_ns_to_ticks(LOOP_TARGET_NS);
+	uint64_t period_ns = 3000000;
+
+	if (!far_from(period_ns, stated_period_ns) ||
+	    (r->a.periodic && !far_from(period_ns, ns(r->a.period_ticks))))
+		period_ns = 7000000;
+	uint64_t period = rtb_ns_to_ticks(period_ns);
+	size_t n = (size_t)RTB_MIN((uint64_t)r->cap, 60 * period / (normal ? normal : 1) + 1000);
+	struct rtb_clk_analysis a;
+
+	rtb_fmt(v->control_description, sizeof(v->control_description),
+		"synthetic loop series with a disturbance every %llu us injected, judged "
+		"against a stated tick of 2/3 that period",
+		(unsigned long long)(period_ns / 1000));
+	synth_series(r->loops, n, normal, period);
+	rtb_clk_analyse(r->loops, n, 0, r->scratch, NULL, &a);
+	fmt_ticks(a_buf, sizeof(a_buf), period);
+	uint64_t found_tol = 2 * normal + period / 64;
+	bool found = a.periodic && (a.period_ticks > period ? a.period_ticks - period
+							    : period - a.period_ticks) <= found_tol;
+	if (a.periodic) {
+		fmt_ticks(b_buf, sizeof(b_buf), a.period_ticks);
+		rtb_verdict_control_evidence(v,
+					     "%zu synthetic loops, disturbance every %s injected: "
+					     "found every %s (%zu tick loops, %zu other)",
+					     n, a_buf, b_buf, a.tick, a.other);
+	} else {
+		rtb_verdict_control_evidence(
+			v, "%zu synthetic loops, disturbance every %s injected: no period found", n,
+			a_buf);
+	}
+
+	struct rtb_clk_facts f = {
+		.periodic = a.periodic,
+		.period_ns = ns(a.period_ticks),
+		.period_tol_ns = ns(a.tolerance_ticks),
+		.loop_ns = ns(a.normal_ticks),
+		.stated_hz = 1500000000u / period_ns, /* 2/3 of the injected period */
+		.nohz = RTB_CLK_NOHZ_PERIODIC,
+	};
+	struct rtb_clk_decision d;
+	rtb_clk_decide(&f, &d);
+	rtb_verdict_control_evidence(v, "stated %llu Hz: %s (%s)", (unsigned long long)f.stated_hz,
+				     rtb_outcome_name(d.outcome), d.reason);
+	enum rtb_outcome negative = d.outcome;
+	f.stated_hz = 1000000000u / period_ns;
+	rtb_clk_decide(&f, &d);
+	rtb_verdict_control_evidence(v, "stated %llu Hz (matching): %s",
+				     (unsigned long long)f.stated_hz, rtb_outcome_name(d.outcome));
+	v->control = found && negative == RTB_FAIL ? RTB_CONTROL_CAUGHT : RTB_CONTROL_MISSED;
+}
+
+static void config_table(const char *id, const struct os_statement *os,
+			 const struct rtb_clk_decision *d, const struct sleep_stats *st,
+			 const struct tick_run *r)
+{
+	static const struct rtb_column cols[] = {{"property", ""}, {"value", ""}, {"source", ""}};
+	char buf[64];
+	struct rtb_json *j =
+		rtb_table_begin(id, "tick", "What the OS clock tick is (CLK-B-CFG)", cols, 3);
+
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "tick period");
+	if (d->tick_period_ns != 0)
+		rtb_clk_fmt_ns(buf, sizeof(buf), d->tick_period_ns);
+	else
+		rtb_fmt(buf, sizeof(buf), "tickless / high-resolution timers");
+	rtb_json_str(j, buf);
+	rtb_json_str(j, "concluded (measurement and OS statement)");
+	rtb_json_arr_end(j);
+
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "periodic disturbance of a busy loop");
+	if (r->a.periodic)
+		fmt_ticks(buf, sizeof(buf), r->a.period_ticks);
+	else
+		rtb_fmt(buf, sizeof(buf), "none found");
+	rtb_json_str(j, buf);
+	rtb_json_str(j, "measured");
+	rtb_json_arr_end(j);
+
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "sleep granularity (1 us sleep, median)");
+	if (st->measured)
+		rtb_clk_fmt_ns(buf, sizeof(buf), st->median_ns[SLEEP_1US]);
+	else
+		rtb_fmt(buf, sizeof(buf), "not measured");
+	rtb_json_str(j, buf);
+	rtb_json_str(j, d->sleep_tick_bound ? "measured: wake-ups follow the tick"
+					    : "measured: wake-ups do not wait for a tick");
+	rtb_json_arr_end(j);
+
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "configured tick rate");
+	if (os->hz != 0)
+		rtb_fmt(buf, sizeof(buf), "%llu Hz", (unsigned long long)os->hz);
+	else
+		rtb_fmt(buf, sizeof(buf), "not stated");
+	rtb_json_str(j, buf);
+	rtb_json_str(j, os->hz_from_option ? "option clk.tick.config.stated_hz"
+					   : "OS (tick_hz_config)");
+	rtb_json_arr_end(j);
+
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "dynamic ticks");
+	rtb_json_str(j, os->nohz_text[0] != '\0' ? os->nohz_text : "not stated");
+	rtb_json_str(j, "OS (no_hz)");
+	rtb_json_arr_end(j);
+
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "timer resolution");
+	if (os->resolution_ns != 0)
+		rtb_clk_fmt_ns(buf, sizeof(buf), os->resolution_ns);
+	else
+		rtb_fmt(buf, sizeof(buf), "not stated");
+	rtb_json_str(j, buf);
+	rtb_json_str(j, "OS (timer_resolution_ns)");
+	rtb_json_arr_end(j);
+
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "clock period adaptable");
+	rtb_json_str(j, os->os_hz != 0 ? "yes, by OS configuration (build time)"
+				       : "unknown (the OS does not state its tick configuration)");
+	rtb_json_str(j, "OS");
+	rtb_json_arr_end(j);
+	rtb_table_end(j);
+}
+
+static int run_config(struct rtb_ctx *ctx)
+{
+	const char *id = "clk.tick.config";
+	uint64_t ms = rtb_ctx_count(ctx, "duration_ms", 1000, 3000, 10000);
+	uint64_t per_request = rtb_ctx_count(ctx, "iterations", 50, 500, 2000);
+	struct os_statement os;
+	struct sleep_stats st;
+	struct tick_run r;
+	struct rtb_verdict v;
+	char a_buf[32], b_buf[32], c_buf[32];
+
+	read_statement(ctx, &os);
+	int rc = measure_sleeps(ctx, id, per_request, &st);
+	if (rc != RTB_OK)
+		return rc;
+	rc = tick_run(ctx, id, ms * 1000000u, &r);
+	if (rc != RTB_OK)
+		return rc;
+
+	rtb_verdict_init(&v, id, "CLK-B-CFG", "tick_config");
+	struct rtb_clk_facts f = {
+		.periodic = r.a.periodic,
+		.period_ns = ns(r.a.period_ticks),
+		.period_tol_ns = ns(r.a.tolerance_ticks),
+		.loop_ns = ns(r.a.normal_ticks),
+		.sleep_measured = st.measured,
+		.sleep_typical_ns = st.median_ns[SLEEP_1US],
+		.stated_hz = os.hz,
+		.nohz = os.nohz,
+		.stated_resolution_ns = os.resolution_ns,
+	};
+	struct rtb_clk_decision d;
+	if (r.a.valid) {
+		rtb_clk_decide(&f, &d);
+	} else {
+		rtb_memset(&d, 0, sizeof(d));
+		d.outcome = RTB_INCONCLUSIVE;
+		rtb_fmt(d.reason, sizeof(d.reason), "only %zu busy loops ran: too few to judge",
+			r.n);
+	}
+	v.outcome = d.outcome;
+	rtb_fmt(v.reason, sizeof(v.reason), "%s", d.reason);
+
+	rtb_verdict_evidence(&v, "OS states: tick %s%s, dynamic ticks %s, timer resolution %s ns",
+			     os.os_hz != 0 ? os.hz_text : "not stated", os.os_hz != 0 ? " Hz" : "",
+			     os.nohz_text[0] != '\0' ? os.nohz_text : "not stated",
+			     os.res_text[0] != '\0' ? os.res_text : "not stated");
+	if (os.hz_from_option)
+		rtb_verdict_evidence(&v,
+				     "the stated rate %llu Hz comes from the option "
+				     "clk.tick.config.stated_hz, not from the OS",
+				     (unsigned long long)os.hz);
+	fmt_ticks(a_buf, sizeof(a_buf), r.a.normal_ticks);
+	fmt_ticks(b_buf, sizeof(b_buf), r.a.span_ticks);
+	fmt_ticks(c_buf, sizeof(c_buf), r.a.threshold_ticks);
+	rtb_verdict_evidence(&v,
+			     "busy loop at %s priority: %zu loops of %s over %s; %zu disturbed "
+			     "(above %s)",
+			     r.raised ? "top" : "normal", r.a.loops, a_buf, b_buf, r.a.disturbed,
+			     c_buf);
+	if (r.a.periodic) {
+		fmt_ticks(a_buf, sizeof(a_buf), r.a.period_ticks);
+		fmt_ticks(b_buf, sizeof(b_buf), r.a.tick_excess_typical_ticks);
+		rtb_verdict_evidence(&v,
+				     "periodic disturbance every %s (%zu of %zu expected pairs), "
+				     "costing %s typically",
+				     a_buf, r.a.period_pairs, r.a.expected_pairs, b_buf);
+	} else {
+		rtb_verdict_evidence(&v, "no periodic disturbance among the %zu disturbed loops",
+				     r.a.disturbed);
+	}
+	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns) && st.measured; k++) {
+		rtb_clk_fmt_ns(a_buf, sizeof(a_buf), sleep_requests_ns[k]);
+		rtb_clk_fmt_ns(b_buf, sizeof(b_buf), st.median_ns[k]);
+		rtb_clk_fmt_ns(c_buf, sizeof(c_buf), st.min_ns[k]);
+		rtb_verdict_evidence(&v, "sleep(%s): median %s, min %s over %llu sleeps", a_buf,
+				     b_buf, c_buf, (unsigned long long)st.count[k]);
+	}
+	if (d.tick_period_ns != 0) {
+		rtb_clk_fmt_ns(a_buf, sizeof(a_buf), d.tick_period_ns);
+		rtb_verdict_evidence(&v, "tick period: %s (%llu Hz)%s", a_buf,
+				     (unsigned long long)((1000000000u + d.tick_period_ns / 2) /
+							  d.tick_period_ns),
+				     d.sleep_tick_bound ? "; short sleeps wait for it"
+							: "; short sleeps do not wait for it");
+	} else {
+		rtb_verdict_evidence(&v, "tick period: none found (tickless / high-resolution "
+					 "timers)");
+	}
+	rtb_verdict_evidence(&v, "clock period adaptable: %s",
+			     os.os_hz != 0
+				     ? "yes, by OS configuration (build time)"
+				     : "unknown (the OS does not state its tick configuration)");
+	if (r.cut)
+		rtb_verdict_evidence(&v, "the busy-loop run was cut short after %zu loops", r.n);
+
+	control(&r, os.hz != 0 ? 1000000000u / os.hz : 0, &v);
+	rtb_verdict_settle(&v);
+	rtb_emit_verdict(&v);
+	config_table(id, &os, &d, &st, &r);
+	tick_run_free(&r);
+	return RTB_OK;
+}
+
+const struct rtb_scenario rtb_scn_clk_tick_config = {
+	.name = "clk.tick.config",
+	.ids = {{"clk.tick.config", "CLK-B-CFG"}},
+	.summary = "What the OS clock tick is: period, sleep granularity, configuration",
+	.estimate_ms = {1300, 4500, 14000},
+	.deadline_ms = {20000, 60000, 120000},
+	.run = run_config,
+};
