@@ -471,25 +471,27 @@ static void decide_period(const struct rtb_clk_facts *f, uint64_t stated_period,
 				"tick every %s on the busy CPU, slower than the "
 				"stated %llu Hz as full dynticks allow",
 				measured, (unsigned long long)f->stated_hz);
-		} else if ((k = harmonic(f->period_ns, stated_period, tol)) != 0 &&
-			   f->period_ns < stated_period) {
-			d->outcome = RTB_PASS;
-			d->tick_period_ns = stated_period;
-			rtb_fmt(d->reason, sizeof(d->reason),
-				"stated %llu Hz tick not contradicted: a disturbance every %s, "
-				"%llu "
-				"per tick period (the tick can be one of them, the rest has "
-				"another "
-				"source)",
-				(unsigned long long)f->stated_hz, measured, (unsigned long long)k);
-		} else if (k != 0) {
-			d->outcome = RTB_PASS;
-			d->tick_period_ns = stated_period;
-			rtb_fmt(d->reason, sizeof(d->reason),
-				"stated %llu Hz tick not contradicted: a disturbance every %s "
-				"(%llu "
-				"ticks); the other ticks cost less than the threshold",
-				(unsigned long long)f->stated_hz, measured, (unsigned long long)k);
+		} else if ((k = harmonic(f->period_ns, stated_period, tol)) != 0) {
+			/* Harmonic with the statement: the stated tick may hide among
+			 * a faster disturbance from elsewhere (a hypervisor's timer),
+			 * or only every k-th tick may cost enough to be seen. Neither
+			 * confirms nor contradicts the statement. */
+			d->outcome = RTB_INCONCLUSIVE;
+			d->tick_period_ns = 0;
+			if (f->period_ns < stated_period)
+				rtb_fmt(d->reason, sizeof(d->reason),
+					"a disturbance every %s, %llu per stated %llu Hz tick: "
+					"another periodic source masks the tick, which cannot be "
+					"confirmed",
+					measured, (unsigned long long)k,
+					(unsigned long long)f->stated_hz);
+			else
+				rtb_fmt(d->reason, sizeof(d->reason),
+					"a disturbance every %s, once per %llu stated %llu Hz "
+					"ticks: the other ticks were not seen, so the tick "
+					"cannot be confirmed",
+					measured, (unsigned long long)k,
+					(unsigned long long)f->stated_hz);
 		} else {
 			d->outcome = RTB_FAIL;
 			rtb_fmt(d->reason, sizeof(d->reason),

@@ -333,18 +333,21 @@ static void test_decide(void)
 	CHECK(decide(&f) == RTB_FAIL);
 	rtb_clk_decide(&f, &d);
 	CHECK(strstr(d.reason, "contradicts") != NULL);
-	/* harmonic: a faster rhythm from elsewhere (every 4th is the tick),
-	 * or only every 2nd tick visible */
+	/* harmonic: a faster rhythm from elsewhere (every 4th may be the
+	 * tick), or only every 2nd tick visible: neither confirmed nor
+	 * contradicted, and no tick period concluded */
 	f = facts(true, 1000500, 250, RTB_CLK_NOHZ_IDLE);
-	CHECK(decide(&f) == RTB_PASS);
+	CHECK(decide(&f) == RTB_INCONCLUSIVE);
 	rtb_clk_decide(&f, &d);
-	CHECK_EQ_U64(d.tick_period_ns, 4000000);
+	CHECK_EQ_U64(d.tick_period_ns, 0);
+	CHECK(strstr(d.reason, "masks the tick") != NULL);
 	f = facts(true, 8000000, 250, RTB_CLK_NOHZ_IDLE);
-	CHECK(decide(&f) == RTB_PASS);
+	CHECK(decide(&f) == RTB_INCONCLUSIVE);
 	rtb_clk_decide(&f, &d);
-	CHECK_EQ_U64(d.tick_period_ns, 4000000);
+	CHECK_EQ_U64(d.tick_period_ns, 0);
+	CHECK(strstr(d.reason, "not seen") != NULL);
 	f = facts(true, 1000000, 250, RTB_CLK_NOHZ_FULL);
-	CHECK(decide(&f) == RTB_PASS);
+	CHECK(decide(&f) == RTB_INCONCLUSIVE);
 	f = facts(true, 6000000, 250, RTB_CLK_NOHZ_IDLE); /* 1.5 ticks */
 	CHECK(decide(&f) == RTB_FAIL);
 	f = facts(true, 2011000, 1300, RTB_CLK_NOHZ_IDLE); /* 2.6 ticks */

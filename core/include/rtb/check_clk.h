@@ -160,13 +160,7 @@ struct rtb_clk_decision {
  * The verdict:
  *  - pass: the tick configuration could be determined and agrees with what
  *    the OS states (or the OS states nothing): a period measured within
- *    max(5 %, 2 loops + the search tolerance) of 1/stated_hz; or an integer
- *    multiple or fraction of it (k = 2..64, the longer period within
- *    max(5 %, 2 loops + the search tolerance) of k times the shorter): the
- *    stated tick
- *    then hides among a faster periodic disturbance from elsewhere (a
- *    hypervisor's timer, another interrupt), or only every k-th tick costs
- *    enough to be seen; the stated period is concluded. Under full
+ *    max(5 %, 2 loops + the search tolerance) of 1/stated_hz. Under full
  *    dynticks also a longer period or none at all.
  *  - fail: the measurement contradicts the statement: a periodic
  *    disturbance at a period that is neither the stated tick's nor
@@ -177,7 +171,12 @@ struct rtb_clk_decision {
  *    that resolution.
  *  - inconclusive: the OS states a tick that runs on a busy CPU but no
  *    periodic disturbance was found (the tick may cost less than the
- *    detection threshold).
+ *    detection threshold); or the period found is an integer multiple or
+ *    fraction of the stated one (k = 2..64, within max(5 %, 2 loops + the
+ *    search tolerance)): the stated tick may hide among a faster periodic
+ *    disturbance from elsewhere (a hypervisor's timer), or only every k-th
+ *    tick costs enough to be seen, so it is neither confirmed nor
+ *    contradicted, and no tick period is concluded.
  */
 void rtb_clk_decide(const struct rtb_clk_facts *f, struct rtb_clk_decision *d);
 
