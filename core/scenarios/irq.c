@@ -79,6 +79,12 @@ static void say_source(const char *id)
 		     info->irq_source);
 }
 
+/* Why rtb_ctx_expired() said so, for the warning that follows. */
+static const char *why_ended(void)
+{
+	return rtb_port_stop_requested() ? "stop requested" : "time budget reached";
+}
+
 /* xorshift64: delays that follow no pattern of the OS or of the loop. */
 static uint64_t rng_next(uint64_t *state)
 {
@@ -347,9 +353,9 @@ static int run_latency(struct rtb_ctx *ctx)
 
 	for (uint64_t i = 0; i < o.iterations + warm; i++) {
 		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(
-				id, "warning", "time budget reached after %llu of %llu samples",
-				(unsigned long long)i, (unsigned long long)(o.iterations + warm));
+			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
+				     (unsigned long long)i,
+				     (unsigned long long)(o.iterations + warm));
 			break;
 		}
 		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
@@ -606,9 +612,9 @@ static int run_to_thread(struct rtb_ctx *ctx)
 
 	for (uint64_t i = 0; i < o.iterations + warm; i++) {
 		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(
-				id, "warning", "time budget reached after %llu of %llu samples",
-				(unsigned long long)i, (unsigned long long)(o.iterations + warm));
+			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
+				     (unsigned long long)i,
+				     (unsigned long long)(o.iterations + warm));
 			break;
 		}
 		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
@@ -777,7 +783,7 @@ static void sus_result(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 			     "no loss-free period found: every phase lost interrupts, up to "
 			     "%llu ns%s",
 			     (unsigned long long)s->cfg.max_period_ns,
-			     s->aborted ? " (search cut short by the time budget)" : "");
+			     s->aborted ? " (the search was cut short)" : "");
 		return;
 	}
 	uint64_t hz = s->result_ns > 0 ? 1000000000u / s->result_ns : 0;
@@ -791,7 +797,9 @@ static void sus_result(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 					 "period tried"
 				       : "");
 	if (s->aborted)
-		rtb_emit_log(id, "warning", "the search was cut short by the time budget");
+		rtb_emit_log(id, "warning",
+			     "the search was cut short (time budget or stop request); a longer "
+			     "run may find a smaller period");
 
 	struct rtb_metric m = {.scenario = id,
 			       .label = "IRQ-S-SUS",
@@ -810,7 +818,24 @@ static void sus_result(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 	rtb_recorder_free(&r);
 }
 
-/* Run one phase; false if it was cut short (time budget). */
+/* After each phase, so that a run that is killed still shows what it did;
+ * the fraction is of the time budget, an upper bound on the run. */
+static void sus_progress(const struct rtb_ctx *ctx, const struct sus_row *row, uint32_t n)
+{
+	char msg[RTB_LINE_MAX];
+	uint64_t used = rtb_port_counter_read() - ctx->start_ticks;
+	uint64_t budget = ctx->budget_end_ticks - ctx->start_ticks;
+
+	rtb_fmt(msg, sizeof(msg),
+		"phase %u (%s): %llu interrupts at %llu ns: generated %llu, serviced %llu, "
+		"lost %llu",
+		n, row->stage, (unsigned long long)row->requested,
+		(unsigned long long)row->period_ns, (unsigned long long)row->counts.generated,
+		(unsigned long long)row->counts.serviced, (unsigned long long)row->counts.lost);
+	rtb_emit_progress("irq.sustained", budget > 0 ? (double)used / (double)budget : 0.0, msg);
+}
+
+/* Run one phase; false if it was cut short (time budget, stop request). */
 static bool sus_phase(struct rtb_ctx *ctx, struct rtb_irq *irq, struct sus_row *row, int *rc)
 {
 	uint64_t start = rtb_port_time_ns();
@@ -916,8 +941,10 @@ static int run_sustained(struct rtb_ctx *ctx)
 		uint64_t left_ns = rtb_ticks_to_ns(ctx->budget_end_ticks - rtb_port_counter_read());
 		if (rtb_ctx_expired(ctx) || period * count > left_ns) {
 			rtb_emit_log(id, "warning",
-				     "not enough time left for a phase of %llu interrupts at "
-				     "%llu ns: search ended there",
+				     "%s before a phase of %llu interrupts at %llu ns: search "
+				     "ended there",
+				     rtb_port_stop_requested() ? "stop requested"
+							       : "not enough time left",
 				     (unsigned long long)count, (unsigned long long)period);
 			rtb_irq_search_abort(&s);
 			break;
@@ -925,7 +952,7 @@ static int run_sustained(struct rtb_ctx *ctx)
 		struct sus_row *row = &rows[nrows++];
 		row->period_ns = period;
 		row->requested = count;
-		row->stage = rtb_irq_stage_name(s.stage);
+		row->stage = nrows == 1 ? "start" : rtb_irq_stage_name(s.stage);
 		bool complete = sus_phase(ctx, irq, row, &rc);
 		if (rc != RTB_OK) {
 			rtb_ctx_fail(ctx, rc, "the periodic interrupt failed at %llu ns: %s",
@@ -934,13 +961,13 @@ static int run_sustained(struct rtb_ctx *ctx)
 		}
 		if (!complete) {
 			rtb_emit_log(id, "warning",
-				     "time budget reached during a phase at %llu ns; that row is "
-				     "incomplete",
-				     (unsigned long long)period);
+				     "%s during a phase at %llu ns; that row is incomplete",
+				     why_ended(), (unsigned long long)period);
 			rtb_irq_search_abort(&s);
 			break;
 		}
 		rtb_irq_search_record(&s, row->counts.generated, row->counts.lost);
+		sus_progress(ctx, row, nrows);
 	}
 	if (rc == RTB_OK) {
 		sus_tables(ctx, &s, rows, nrows, info->prio_max - 1);

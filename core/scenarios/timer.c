@@ -121,8 +121,9 @@ static int run_periodic(struct rtb_ctx *ctx)
 	uint64_t deadline = rtb_port_time_ns() + interval;
 	while (p.elapsed < n) {
 		if ((p.wakes & 255) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning",
-				     "time budget reached after %llu of %llu periods",
+			rtb_emit_log(id, "warning", "%s after %llu of %llu periods",
+				     rtb_port_stop_requested() ? "stop requested"
+							       : "time budget reached",
 				     (unsigned long long)p.elapsed, (unsigned long long)n);
 			break;
 		}
