@@ -1000,7 +1000,7 @@ const struct rtb_scenario rtb_scn_irq_sustained = {
 	.ids = {{"irq.sustained", "IRQ-S-SUS"}},
 	.summary = "Maximum sustained interrupt frequency: smallest period without lost "
 		   "interrupts",
-	.estimate_ms = {5000, 120000, 3600000},
+	.estimate_ms = {5000, 300000, 3600000},
 	.deadline_ms = {60000, 900000, 14400000},
 	.caps = RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_REALTIME,
 	.run = run_sustained,
