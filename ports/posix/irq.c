@@ -8,9 +8,19 @@
  * once. Loss counting in periodic mode: the kernel keeps one signal pending
  * per timer and counts further expirations as overruns, which the handler
  * reads with timer_getoverrun() (async-signal-safe); so
- * generated = serviced + lost exactly, once the last pending signal has been
- * delivered. rtb_port_irq_stop() disarms the timer and waits (bounded) until
- * the target thread has no pending signal of this source.
+ * generated = serviced + lost for every expiration up to the last delivered
+ * signal.
+ *
+ * Stopping periodic mode is graceful: rtb_port_irq_stop() asks the handler
+ * to disarm the timer itself, right after it has serviced an interrupt and
+ * read that signal's overruns, and takes the counts there. Disarming from
+ * another thread instead would catch a signal still pending now and then;
+ * recent Linux kernels discard the pending signal of a timer that is
+ * reprogrammed, and with it the expirations it stood for, which would then
+ * be neither serviced nor lost (seen on 6.18). Only if no interrupt arrives within a bound (a
+ * long period, a target that cannot run) does the caller disarm it. Then,
+ * and for one-shot fires, rtb_port_irq_stop() waits (bounded) until the
+ * target thread has no pending signal of this source.
  */
 #include "port_posix.h"
 
@@ -33,12 +43,19 @@ struct rtb_irq {
 	rtb_irq_handler handler;
 	void *arg;
 	bool periodic;
+	uint64_t period_ns;
 	_Atomic uint64_t serviced;
 	_Atomic uint64_t lost;
-	uint64_t generated_once; /* one-shot fires requested */
+	uint64_t generated_once;     /* one-shot fires requested */
+	_Atomic bool stop_requested; /* periodic: the handler disarms at its next run */
+	_Atomic bool stopped;	     /* the handler has disarmed; final_* are valid */
+	uint64_t final_serviced;     /* counts when the handler disarmed */
+	uint64_t final_lost;
 };
 
 static struct rtb_irq *_Atomic slots[IRQ_MAX];
+
+static int arm(struct rtb_irq *irq, uint64_t first_ns, uint64_t period_ns);
 
 static void on_signal(int signo, siginfo_t *si, void *uc)
 {
@@ -55,6 +72,14 @@ static void on_signal(int signo, siginfo_t *si, void *uc)
 			atomic_fetch_add_explicit(&irq->lost, (uint64_t)over, memory_order_relaxed);
 	}
 	atomic_fetch_add_explicit(&irq->serviced, 1, memory_order_relaxed);
+	if (irq->periodic && atomic_load_explicit(&irq->stop_requested, memory_order_acquire) &&
+	    !atomic_load_explicit(&irq->stopped, memory_order_relaxed)) {
+		/* timer_settime() and timer_getoverrun() are async-signal-safe */
+		arm(irq, 0, 0);
+		irq->final_serviced = atomic_load_explicit(&irq->serviced, memory_order_relaxed);
+		irq->final_lost = atomic_load_explicit(&irq->lost, memory_order_relaxed);
+		atomic_store_explicit(&irq->stopped, true, memory_order_release);
+	}
 }
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
@@ -175,20 +200,51 @@ int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns)
 		return RTB_E_INVALID;
 	atomic_store(&irq->serviced, 0);
 	atomic_store(&irq->lost, 0);
+	atomic_store(&irq->stop_requested, false);
+	atomic_store(&irq->stopped, false);
 	irq->generated_once = 0;
+	irq->period_ns = period_ns;
 	irq->periodic = true;
 	return arm(irq, period_ns, period_ns);
 }
 
+/* Ask the handler to disarm at its next run; true if it did in time. */
+static bool stop_in_handler(struct rtb_irq *irq)
+{
+	/* A few periods, at least 20 ms (scheduling noise), at most 1 s. */
+	uint64_t wait_ns = irq->period_ns < 250000000u ? 4 * irq->period_ns : 1000000000u;
+	wait_ns = wait_ns < 20000000u ? 20000000u : wait_ns;
+	unsigned long long end = posix_now_ns() + wait_ns;
+
+	atomic_store_explicit(&irq->stop_requested, true, memory_order_release);
+	while (!atomic_load_explicit(&irq->stopped, memory_order_acquire)) {
+		if (posix_now_ns() >= end)
+			return false;
+		/* Sleeping also lets the signal in when the caller is the target. */
+		struct timespec pause = {0, 50000};
+		nanosleep(&pause, NULL);
+	}
+	return true;
+}
+
 int rtb_port_irq_stop(struct rtb_irq *irq, struct rtb_irq_counts *counts)
 {
+	int rc = RTB_OK;
+
 	if (irq == NULL)
 		return RTB_E_INVALID;
-	int rc = arm(irq, 0, 0);
+	bool graceful = irq->periodic && stop_in_handler(irq);
+	if (!graceful)
+		rc = arm(irq, 0, 0);
 	drain(irq);
 	if (counts != NULL) {
-		counts->serviced = atomic_load(&irq->serviced);
-		counts->lost = irq->periodic ? atomic_load(&irq->lost) : 0;
+		if (graceful) {
+			counts->serviced = irq->final_serviced;
+			counts->lost = irq->final_lost;
+		} else {
+			counts->serviced = atomic_load(&irq->serviced);
+			counts->lost = irq->periodic ? atomic_load(&irq->lost) : 0;
+		}
 		counts->generated =
 			irq->periodic ? counts->serviced + counts->lost : irq->generated_once;
 		if (!irq->periodic && counts->generated > counts->serviced)

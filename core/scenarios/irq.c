@@ -1,0 +1,1007 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * IRQ: interrupts.
+ *
+ * The interrupt source is the port's (rtb_port_irq_*): something the OS
+ * offers that is not synchronised with its clock tick. The meta record's
+ * irq_source says what it is, and every scenario here repeats it in a log
+ * record and in its "conditions" table. On POSIX it is a POSIX timer whose
+ * expiry sends a real-time signal to one thread; the handler is the signal
+ * handler, so every figure includes the kernel's signal delivery path.
+ *
+ * irq.latency (IRQ-P-LAT) and irq.return (IRQ-P-DLT). The controller
+ * (priority 0) arms a one-shot interrupt after a pseudo-random delay and
+ * releases the busy thread (priority 1), the interrupt's target, which
+ * stores the low 32 bits of the counter into a shared word in a tight,
+ * time-bounded loop. The handler reads the counter as its first action
+ * (t_entry), then the shared word: the last value the interrupted thread
+ * stored, extended to 64 bits with t_entry's high bits. Its last action is a
+ * second counter read (t_exit). latency = t_entry - last value; return = the
+ * first value the busy thread reads after the handler that is later than
+ * t_exit, minus t_exit (a value read before the interrupt but stored after
+ * it is skipped). Both have the timestamp overhead subtracted; the loop's
+ * own period bounds their resolution and is reported. A sample is invalid
+ * (counted) when the handler ran while the busy thread was not in its loop,
+ * when the last value stored is older than the earliest moment the
+ * interrupt could have come, by more than a small allowance (the busy
+ * thread was not running then: the handler did not interrupt it), or when
+ * no interrupt came in the window.
+ *
+ * irq.to_thread (IRQ-P-TLT). The handler reads the counter (t_signal) just
+ * before rtb_port_sem_signal_from_irq() on a semaphore the highest-priority
+ * thread (prio_max) waits on; that thread reads the counter (t_run) as soon
+ * as its wait returns. Sample = t_run - t_signal - overhead. The busy
+ * thread (priority 1) loops meanwhile and is the interrupt's target; a
+ * sample whose interrupt did not land in its loop, or that did not wake the
+ * waiting thread exactly once, is invalid.
+ *
+ * irq.sustained (IRQ-S-SUS). The source fires periodically; the handler
+ * only counts. Its target thread (prio_max - 1) just waits. The controller,
+ * raised to prio_max so that it can always stop the source, sleeps through
+ * each phase, stops the source and reads the port's generated / serviced /
+ * lost counts. rtb_irq_search (check_irq.c) chooses the periods: phases of
+ * 1,000 interrupts halve the period, then bisect, to find the region; then
+ * larger phases confirm the candidate. Every phase run is a row of the
+ * "phases" table; the smallest loss-free period at the largest phase size
+ * is the result.
+ */
+#include <stdatomic.h>
+
+#include "rtb/check_irq.h"
+#include "rtb/core.h"
+
+static const struct rtb_column cond_cols[] = {{"property", ""}, {"value", ""}, {"unit", ""}};
+
+static void cond_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
+
+static void cond_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
+		     ...)
+{
+	char value[RTB_LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	rtb_vfmt(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, property);
+	rtb_json_str(j, value);
+	rtb_json_str(j, unit);
+	rtb_json_arr_end(j);
+}
+
+static void say_source(const char *id)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+
+	rtb_emit_log(id, "info", "interrupt source on the %s port: %s", info->port,
+		     info->irq_source);
+}
+
+/* Why rtb_ctx_expired() said so, for the warning that follows. */
+static const char *why_ended(void)
+{
+	return rtb_port_stop_requested() ? "stop requested" : "time budget reached";
+}
+
+/* xorshift64: delays that follow no pattern of the OS or of the loop. */
+static uint64_t rng_next(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
+}
+
+static uint64_t rng_between(uint64_t *state, uint64_t lo, uint64_t hi)
+{
+	return hi > lo ? lo + rng_next(state) % (hi - lo + 1) : lo;
+}
+
+static uint64_t rng_seed(void)
+{
+	uint64_t s = rtb_port_counter_read() * 0x9e3779b97f4a7c15ull;
+
+	return s != 0 ? s : 0x2545f4914f6cdd1dull;
+}
+
+/* Delay and gap options shared by the one-shot scenarios. */
+struct oneshot_opts {
+	uint64_t iterations;
+	uint64_t delay_min_ns;
+	uint64_t delay_max_ns;
+	uint64_t gap_ns;
+	uint64_t window_ns;
+	uint64_t early_ns; /* irq.latency: allowed stop before the due time */
+};
+
+#define ONESHOT_DELAY_MAX_NS 100000000u /* 100 ms: keeps busy loops short */
+#define ONESHOT_WINDOW_NS 20000000u	/* how late an interrupt may be and still count */
+
+static int oneshot_options(struct rtb_ctx *ctx, const char *id, struct oneshot_opts *o)
+{
+	char key[96];
+
+	o->iterations = rtb_ctx_count(ctx, "iterations", 2000, 100000, 1000000);
+	rtb_fmt(key, sizeof(key), "%s.delay_min_ns", id);
+	o->delay_min_ns = rtb_ctx_count(ctx, key, 20000, 20000, 20000);
+	rtb_fmt(key, sizeof(key), "%s.delay_max_ns", id);
+	o->delay_max_ns = rtb_ctx_count(ctx, key, 100000, 100000, 100000);
+	rtb_fmt(key, sizeof(key), "%s.gap_ns", id);
+	o->gap_ns = rtb_ctx_count(ctx, key, 100000, 100000, 100000);
+	rtb_fmt(key, sizeof(key), "%s.early_ns", id);
+	o->early_ns = rtb_ctx_count(ctx, key, 5000, 5000, 5000);
+	o->window_ns = ONESHOT_WINDOW_NS;
+	if (o->iterations == 0)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID, "iterations must be at least 1");
+	if (o->delay_min_ns == 0 || o->delay_max_ns < o->delay_min_ns ||
+	    o->delay_max_ns > ONESHOT_DELAY_MAX_NS)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID,
+				    "%s.delay_min_ns / delay_max_ns must satisfy "
+				    "0 < min <= max <= %u",
+				    id, ONESHOT_DELAY_MAX_NS);
+	if (o->gap_ns > 1000000000u)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID, "%s.gap_ns is at most 1 s", id);
+	return RTB_OK;
+}
+
+/* ---- IRQ-P-LAT and IRQ-P-DLT ---------------------------------------------- */
+
+/*
+ * Between the busy thread and the handler that interrupts it (the same
+ * thread on POSIX, an interrupt on the same CPU on an RTOS), ordering only
+ * needs compiler barriers: atomic_signal_fence. The shared word holds 32
+ * bits so that storing it is one indivisible write on every CPU; the
+ * handler extends it with t_entry's high bits, exact for gaps below 2^32
+ * ticks (over a second at GHz counters; the loop is bounded far below).
+ */
+struct lat_shared {
+	struct rtb_sem *go;
+	struct rtb_sem *done;
+	_Atomic uint32_t last_lo;	  /* busy: low bits of the latest counter value */
+	_Atomic uint32_t spinning;	  /* busy: 1 while inside its loop */
+	_Atomic uint32_t handled;	  /* handler: its last store */
+	uint32_t h_last_lo;		  /* handler: last_lo at entry */
+	uint32_t h_spinning;		  /* handler: spinning at entry */
+	volatile uint64_t h_entry;	  /* handler: first counter read */
+	volatile uint64_t h_exit;	  /* handler: last counter read */
+	volatile uint64_t loop_end;	  /* controller: the loop's explicit end time */
+	volatile uint64_t loop_max_iters; /* controller: and its iteration bound */
+	volatile uint64_t ret_value;	  /* busy: first value > h_exit, 0 if none */
+	volatile uint64_t loop_first, loop_last, loop_iters;
+	volatile bool stop;
+};
+
+static void lat_handler(void *arg)
+{
+	struct lat_shared *sh = arg;
+	uint64_t t_entry = rtb_port_counter_read();
+
+	sh->h_last_lo = atomic_load_explicit(&sh->last_lo, memory_order_relaxed);
+	sh->h_spinning = atomic_load_explicit(&sh->spinning, memory_order_relaxed);
+	sh->h_entry = t_entry;
+	uint64_t t_exit = rtb_port_counter_read();
+	sh->h_exit = t_exit;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&sh->handled, 1, memory_order_relaxed);
+}
+
+static void lat_busy_main(void *arg)
+{
+	struct lat_shared *sh = arg;
+
+	for (;;) {
+		if (rtb_port_sem_wait(sh->go) != RTB_OK || sh->stop)
+			return;
+		uint64_t end = sh->loop_end, max_iters = sh->loop_max_iters;
+		uint64_t v = rtb_port_counter_read(), first = v, ret = 0, n;
+
+		atomic_store_explicit(&sh->last_lo, (uint32_t)v, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(&sh->spinning, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+		for (n = 0; n < max_iters; n++) {
+			v = rtb_port_counter_read();
+			atomic_store_explicit(&sh->last_lo, (uint32_t)v, memory_order_relaxed);
+			if (atomic_load_explicit(&sh->handled, memory_order_relaxed)) {
+				atomic_signal_fence(memory_order_seq_cst);
+				/* A value read before the interrupt may be stored
+				 * after it: only a later one is the return. */
+				if (v > sh->h_exit) {
+					ret = v;
+					break;
+				}
+			}
+			if (v >= end)
+				break;
+		}
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(&sh->spinning, 0, memory_order_relaxed);
+		sh->ret_value = ret;
+		sh->loop_first = first;
+		sh->loop_last = v;
+		sh->loop_iters = n;
+		rtb_port_sem_signal(sh->done);
+	}
+}
+
+/* Let the busy thread spin for `ns` without interrupt; its mean period. */
+static int lat_loop_period(struct lat_shared *sh, uint64_t ns, uint64_t *period_ticks)
+{
+	sh->loop_end = rtb_port_counter_read() + rtb_ns_to_ticks(ns);
+	sh->loop_max_iters = rtb_ns_to_ticks(ns) * 4 + 1000000u;
+	rtb_port_sem_signal(sh->go);
+	int rc = rtb_port_sem_timedwait(sh->done, ns + 1000000000u);
+	if (rc != RTB_OK)
+		return rc;
+	uint64_t iters = sh->loop_iters > 0 ? sh->loop_iters : 1;
+	*period_ticks = (sh->loop_last - sh->loop_first + iters - 1) / iters;
+	return RTB_OK;
+}
+
+struct lat_counts {
+	uint64_t attempts;
+	uint64_t no_irq;		/* no interrupt in the window */
+	uint64_t outside;		/* handler ran while the busy thread was not in its loop */
+	uint64_t not_running;		/* last value older than the earliest due time */
+	uint64_t not_running_max_ticks; /* their largest handler entry after the due time */
+	uint64_t no_return;		/* loop ended before a value after the handler */
+};
+
+static void lat_conditions(const struct oneshot_opts *o, uint64_t loop_ticks,
+			   uint64_t tolerance_ticks, const struct lat_counts *c)
+{
+	struct rtb_json *j =
+		rtb_table_begin("irq.latency", "conditions",
+				"How irq.latency and irq.return were measured", cond_cols, 3);
+
+	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
+	cond_row(j, "busy loop period (resolution of both metrics)", "ticks", "%llu",
+		 (unsigned long long)loop_ticks);
+	cond_row(j, "was-running check: last write may precede the due time by up to", "ticks",
+		 "%llu", (unsigned long long)tolerance_ticks);
+	cond_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
+		 (unsigned long long)o->delay_min_ns, (unsigned long long)o->delay_max_ns);
+	cond_row(j, "pause between samples", "ns", "%llu", (unsigned long long)o->gap_ns);
+	cond_row(j, "samples attempted (with warm-up)", "count", "%llu",
+		 (unsigned long long)c->attempts);
+	cond_row(j, "invalid: no interrupt within the window", "count", "%llu",
+		 (unsigned long long)c->no_irq);
+	cond_row(j, "invalid: interrupt outside the busy loop", "count", "%llu",
+		 (unsigned long long)c->outside);
+	cond_row(j, "invalid (latency): busy thread not running when the interrupt was due",
+		 "count", "%llu", (unsigned long long)c->not_running);
+	cond_row(j, "largest handler entry after the due time among those", "ticks", "%llu",
+		 (unsigned long long)c->not_running_max_ticks);
+	cond_row(j, "invalid (return): no new value before the loop ended", "count", "%llu",
+		 (unsigned long long)c->no_return);
+	rtb_table_end(j);
+}
+
+static int run_latency(struct rtb_ctx *ctx)
+{
+	const char *id = "irq.latency";
+	struct rtb_metric ml = {.scenario = "irq.latency",
+				.label = "IRQ-P-LAT",
+				.metric = "latency",
+				.title = "Interrupt latency: interrupted thread's last write to "
+					 "handler entry",
+				.unit = "ticks"};
+	struct rtb_metric mr = {
+		.scenario = "irq.return",
+		.label = "IRQ-P-DLT",
+		.metric = "return",
+		.title = "Interrupt return: handler exit to the interrupted thread's "
+			 "next write",
+		.unit = "ticks"};
+	struct oneshot_opts o;
+	struct lat_counts c = {0};
+	struct rtb_recorder rl, rr;
+	struct lat_shared *sh = NULL;
+	struct rtb_thread *busy = NULL;
+	struct rtb_irq *irq = NULL;
+	bool rl_ok = false, rr_ok = false;
+	uint64_t loop_ticks = 0, seed = rng_seed();
+	int rc = oneshot_options(ctx, id, &o);
+
+	if (rc != RTB_OK)
+		return rc;
+	uint32_t warm = rtb_warmup_for(o.iterations);
+	say_source(id);
+	sh = rtb_port_mem_alloc(sizeof(*sh));
+	if (sh == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
+	rtb_memset(sh, 0, sizeof(*sh));
+	rc = rtb_recorder_init(&rl, &ml, warm, ctx->raw_max);
+	rl_ok = rc == RTB_OK;
+	if (rc == RTB_OK) {
+		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
+		rr_ok = rc == RTB_OK;
+	}
+	if (rc == RTB_OK)
+		rc = rtb_port_sem_create(&sh->go, 0);
+	if (rc == RTB_OK)
+		rc = rtb_port_sem_create(&sh->done, 0);
+	if (rc != RTB_OK) {
+		rtb_ctx_fail(ctx, rc, "setup failed: %s", rtb_port_strerror(rc));
+		goto out;
+	}
+	struct rtb_thread_attr ba = {.name = "irq-busy", .prio = 1};
+	rc = rtb_port_thread_create(&busy, &ba, lat_busy_main, sh);
+	if (rc == RTB_OK)
+		rc = rtb_port_irq_create(&irq, busy, lat_handler, sh);
+	if (rc != RTB_OK) {
+		rtb_ctx_fail(ctx, rc, "cannot create the busy thread or the interrupt source: %s",
+			     rtb_port_strerror(rc));
+		goto out;
+	}
+	rc = lat_loop_period(sh, 2000000, &loop_ticks);
+	if (rc != RTB_OK) {
+		rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
+		goto out;
+	}
+	/* The last value precedes the interrupt by up to two iterations (read,
+	 * interrupt, store), and on a virtual machine the hypervisor may stop
+	 * the guest a little before the interrupt is due (its timer path runs
+	 * early): only a gap beyond early_ns means another thread ran. */
+	uint64_t tolerance = RTB_MAX(4 * loop_ticks + 1, rtb_ns_to_ticks(o.early_ns));
+	uint64_t window_ticks = rtb_ns_to_ticks(o.window_ns);
+
+	for (uint64_t i = 0; i < o.iterations + warm; i++) {
+		if (rtb_ctx_expired(ctx)) {
+			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
+				     (unsigned long long)i,
+				     (unsigned long long)(o.iterations + warm));
+			break;
+		}
+		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
+		uint64_t delay_ticks = rtb_ns_to_ticks(delay);
+		atomic_store_explicit(&sh->handled, 0, memory_order_relaxed);
+		sh->h_spinning = 0;
+		c.attempts++;
+
+		uint64_t t_arm = rtb_port_counter_read();
+		sh->loop_end = t_arm + delay_ticks + window_ticks;
+		sh->loop_max_iters = (delay_ticks + window_ticks) * 4 + 1000000u;
+		rc = rtb_port_irq_fire(irq, delay);
+		if (rc != RTB_OK) {
+			rtb_ctx_fail(ctx, rc, "arming the interrupt failed: %s",
+				     rtb_port_strerror(rc));
+			break;
+		}
+		rtb_port_sem_signal(sh->go);
+		rc = rtb_port_sem_timedwait(sh->done, delay + o.window_ns + 1000000000u);
+		if (rc != RTB_OK) {
+			rtb_port_irq_stop(irq, NULL);
+			rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
+			break;
+		}
+		if (!atomic_load_explicit(&sh->handled, memory_order_relaxed)) {
+			/* disarm, and let a late one arrive before the next sample */
+			rtb_port_irq_stop(irq, NULL);
+			c.no_irq++;
+			rtb_recorder_add_invalid(&rl);
+			rtb_recorder_add_invalid(&rr);
+		} else if (!sh->h_spinning) {
+			c.outside++;
+			rtb_recorder_add_invalid(&rl);
+			rtb_recorder_add_invalid(&rr);
+		} else {
+			uint64_t entry = sh->h_entry;
+			uint64_t last = entry - (uint32_t)((uint32_t)entry - sh->h_last_lo);
+			uint64_t due = t_arm + delay_ticks;
+			if (last + tolerance < due) {
+				c.not_running++;
+				if (entry > due)
+					c.not_running_max_ticks =
+						RTB_MAX(c.not_running_max_ticks, entry - due);
+				rtb_recorder_add_invalid(&rl);
+			} else {
+				rtb_recorder_add_interval(&rl, last, entry);
+			}
+			if (sh->ret_value != 0) {
+				rtb_recorder_add_interval(&rr, sh->h_exit, sh->ret_value);
+			} else {
+				c.no_return++;
+				rtb_recorder_add_invalid(&rr);
+			}
+		}
+		if (o.gap_ns > 0)
+			rtb_port_sleep_ns(o.gap_ns);
+	}
+	if (rc == RTB_OK) {
+		rtb_emit_result(&rl);
+		rtb_emit_result(&rr);
+		lat_conditions(&o, loop_ticks, tolerance, &c);
+	}
+
+out:
+	if (irq != NULL) {
+		rtb_port_irq_stop(irq, NULL);
+		rtb_port_irq_delete(irq);
+	}
+	if (busy != NULL) {
+		sh->stop = true;
+		rtb_port_sem_signal(sh->go);
+		rtb_port_thread_delete(busy);
+	}
+	if (sh->go != NULL)
+		rtb_port_sem_delete(sh->go);
+	if (sh->done != NULL)
+		rtb_port_sem_delete(sh->done);
+	if (rl_ok)
+		rtb_recorder_free(&rl);
+	if (rr_ok)
+		rtb_recorder_free(&rr);
+	rtb_port_mem_free(sh);
+	return rc;
+}
+
+const struct rtb_scenario rtb_scn_irq_latency = {
+	.name = "irq.latency",
+	.ids = {{"irq.latency", "IRQ-P-LAT"}, {"irq.return", "IRQ-P-DLT"}},
+	.summary = "Interrupt latency (interrupted thread to handler) and return (handler "
+		   "back to the thread)",
+	.estimate_ms = {500, 25000, 250000},
+	.deadline_ms = {30000, 120000, 900000},
+	.caps = RTB_CAP_IRQ,
+	.run = run_latency,
+};
+
+/* ---- IRQ-P-TLT ------------------------------------------------------------- */
+
+struct tlt_shared {
+	struct rtb_sem *go;
+	struct rtb_sem *done;
+	struct rtb_sem *wake;
+	_Atomic uint32_t spinning;	  /* busy: 1 while inside its loop */
+	_Atomic uint32_t handled;	  /* handler: its last store */
+	uint32_t h_spinning;		  /* handler: spinning at entry */
+	int h_rc;			  /* handler: what the wake call returned */
+	volatile uint64_t t_signal;	  /* handler: just before the wake call */
+	volatile uint64_t t_run;	  /* woken thread: first action */
+	volatile uint32_t woken;	  /* woken thread: wake-ups */
+	volatile uint32_t woken_before;	  /* controller: woken when the sample began */
+	volatile uint64_t loop_end;	  /* controller: the loop's explicit end */
+	volatile uint64_t loop_max_iters; /* controller: and its iteration bound */
+	volatile bool stop;
+};
+
+static void tlt_handler(void *arg)
+{
+	struct tlt_shared *sh = arg;
+
+	sh->h_spinning = atomic_load_explicit(&sh->spinning, memory_order_relaxed);
+	uint64_t t = rtb_port_counter_read();
+	/* The woken thread may run before this call returns: it does not
+	 * need t_signal, the controller reads it afterwards. */
+	sh->h_rc = rtb_port_sem_signal_from_irq(sh->wake);
+	sh->t_signal = t;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&sh->handled, 1, memory_order_relaxed);
+}
+
+static void tlt_high_main(void *arg)
+{
+	struct tlt_shared *sh = arg;
+
+	for (;;) {
+		int rc = rtb_port_sem_wait(sh->wake);
+		uint64_t t = rtb_port_counter_read();
+		if (rc != RTB_OK || sh->stop)
+			return;
+		sh->t_run = t;
+		sh->woken++;
+	}
+}
+
+static void tlt_busy_main(void *arg)
+{
+	struct tlt_shared *sh = arg;
+
+	for (;;) {
+		if (rtb_port_sem_wait(sh->go) != RTB_OK || sh->stop)
+			return;
+		uint64_t end = sh->loop_end, max_iters = sh->loop_max_iters;
+		uint32_t before = sh->woken_before;
+
+		atomic_store_explicit(&sh->spinning, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+		for (uint64_t n = 0; n < max_iters; n++) {
+			if (atomic_load_explicit(&sh->handled, memory_order_relaxed) &&
+			    sh->woken != before)
+				break;
+			if (rtb_port_counter_read() >= end)
+				break;
+		}
+		atomic_signal_fence(memory_order_seq_cst);
+		atomic_store_explicit(&sh->spinning, 0, memory_order_relaxed);
+		rtb_port_sem_signal(sh->done);
+	}
+}
+
+struct tlt_counts {
+	uint64_t attempts;
+	uint64_t no_irq;
+	uint64_t outside;
+	uint64_t no_wake; /* the waiting thread did not run exactly once */
+};
+
+static void tlt_conditions(const struct oneshot_opts *o, int high_prio, const struct tlt_counts *c)
+{
+	struct rtb_json *j = rtb_table_begin("irq.to_thread", "conditions",
+					     "How irq.to_thread was measured", cond_cols, 3);
+
+	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
+	cond_row(j, "woken thread priority (highest a scenario may use)", "", "%d", high_prio);
+	cond_row(j, "interrupted (busy) thread priority", "", "1");
+	cond_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
+		 (unsigned long long)o->delay_min_ns, (unsigned long long)o->delay_max_ns);
+	cond_row(j, "pause between samples", "ns", "%llu", (unsigned long long)o->gap_ns);
+	cond_row(j, "samples attempted (with warm-up)", "count", "%llu",
+		 (unsigned long long)c->attempts);
+	cond_row(j, "invalid: no interrupt within the window", "count", "%llu",
+		 (unsigned long long)c->no_irq);
+	cond_row(j, "invalid: interrupt outside the busy loop", "count", "%llu",
+		 (unsigned long long)c->outside);
+	cond_row(j, "invalid: the waiting thread did not run exactly once", "count", "%llu",
+		 (unsigned long long)c->no_wake);
+	rtb_table_end(j);
+}
+
+static int run_to_thread(struct rtb_ctx *ctx)
+{
+	const char *id = "irq.to_thread";
+	const struct rtb_port_info *info = rtb_port_info();
+	struct rtb_metric m = {.scenario = id,
+			       .label = "IRQ-P-TLT",
+			       .metric = "to_thread",
+			       .title = "Wake call in the interrupt handler until the woken "
+					"highest-priority thread runs",
+			       .unit = "ticks"};
+	struct oneshot_opts o;
+	struct tlt_counts c = {0};
+	struct rtb_recorder r;
+	struct tlt_shared *sh = NULL;
+	struct rtb_thread *busy = NULL, *high = NULL;
+	struct rtb_irq *irq = NULL;
+	bool r_ok = false;
+	uint64_t seed = rng_seed();
+	int rc;
+
+	if (info->prio_max < 2)
+		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
+	rc = oneshot_options(ctx, id, &o);
+	if (rc != RTB_OK)
+		return rc;
+	uint32_t warm = rtb_warmup_for(o.iterations);
+	say_source(id);
+	sh = rtb_port_mem_alloc(sizeof(*sh));
+	if (sh == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
+	rtb_memset(sh, 0, sizeof(*sh));
+	rc = rtb_recorder_init(&r, &m, warm, ctx->raw_max);
+	r_ok = rc == RTB_OK;
+	if (rc == RTB_OK)
+		rc = rtb_port_sem_create(&sh->go, 0);
+	if (rc == RTB_OK)
+		rc = rtb_port_sem_create(&sh->done, 0);
+	if (rc == RTB_OK)
+		rc = rtb_port_sem_create(&sh->wake, 0);
+	if (rc != RTB_OK) {
+		rtb_ctx_fail(ctx, rc, "setup failed: %s", rtb_port_strerror(rc));
+		goto out;
+	}
+	struct rtb_thread_attr ha = {.name = "irq-woken", .prio = info->prio_max};
+	struct rtb_thread_attr ba = {.name = "irq-busy", .prio = 1};
+	rc = rtb_port_thread_create(&high, &ha, tlt_high_main, sh);
+	if (rc == RTB_OK)
+		rc = rtb_port_thread_create(&busy, &ba, tlt_busy_main, sh);
+	if (rc == RTB_OK)
+		rc = rtb_port_irq_create(&irq, busy, tlt_handler, sh);
+	if (rc != RTB_OK) {
+		rtb_ctx_fail(ctx, rc, "cannot create the threads or the interrupt source: %s",
+			     rtb_port_strerror(rc));
+		goto out;
+	}
+	uint64_t window_ticks = rtb_ns_to_ticks(o.window_ns);
+
+	for (uint64_t i = 0; i < o.iterations + warm; i++) {
+		if (rtb_ctx_expired(ctx)) {
+			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
+				     (unsigned long long)i,
+				     (unsigned long long)(o.iterations + warm));
+			break;
+		}
+		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
+		uint64_t delay_ticks = rtb_ns_to_ticks(delay);
+		uint32_t woken_before = sh->woken;
+		sh->woken_before = woken_before;
+		atomic_store_explicit(&sh->handled, 0, memory_order_relaxed);
+		sh->h_spinning = 0;
+		c.attempts++;
+
+		sh->loop_end = rtb_port_counter_read() + delay_ticks + window_ticks;
+		sh->loop_max_iters = (delay_ticks + window_ticks) * 4 + 1000000u;
+		rc = rtb_port_irq_fire(irq, delay);
+		if (rc != RTB_OK) {
+			rtb_ctx_fail(ctx, rc, "arming the interrupt failed: %s",
+				     rtb_port_strerror(rc));
+			break;
+		}
+		rtb_port_sem_signal(sh->go);
+		rc = rtb_port_sem_timedwait(sh->done, delay + o.window_ns + 1000000000u);
+		if (rc != RTB_OK) {
+			rtb_port_irq_stop(irq, NULL);
+			rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
+			break;
+		}
+		if (!atomic_load_explicit(&sh->handled, memory_order_relaxed)) {
+			rtb_port_irq_stop(irq, NULL);
+			c.no_irq++;
+			rtb_recorder_add_invalid(&r);
+		} else if (!sh->h_spinning) {
+			c.outside++;
+			rtb_recorder_add_invalid(&r);
+		} else if (sh->h_rc != RTB_OK || sh->woken != woken_before + 1) {
+			c.no_wake++;
+			rtb_recorder_add_invalid(&r);
+		} else {
+			rtb_recorder_add_interval(&r, sh->t_signal, sh->t_run);
+		}
+		if (o.gap_ns > 0)
+			rtb_port_sleep_ns(o.gap_ns);
+	}
+	if (rc == RTB_OK) {
+		rtb_emit_result(&r);
+		tlt_conditions(&o, info->prio_max, &c);
+	}
+
+out:
+	if (irq != NULL) {
+		rtb_port_irq_stop(irq, NULL);
+		rtb_port_irq_delete(irq);
+	}
+	sh->stop = true;
+	if (busy != NULL) {
+		rtb_port_sem_signal(sh->go);
+		rtb_port_thread_delete(busy);
+	}
+	if (high != NULL) {
+		rtb_port_sem_signal(sh->wake);
+		rtb_port_thread_delete(high);
+	}
+	if (sh->go != NULL)
+		rtb_port_sem_delete(sh->go);
+	if (sh->done != NULL)
+		rtb_port_sem_delete(sh->done);
+	if (sh->wake != NULL)
+		rtb_port_sem_delete(sh->wake);
+	if (r_ok)
+		rtb_recorder_free(&r);
+	rtb_port_mem_free(sh);
+	return rc;
+}
+
+const struct rtb_scenario rtb_scn_irq_to_thread = {
+	.name = "irq.to_thread",
+	.ids = {{"irq.to_thread", "IRQ-P-TLT"}},
+	.summary = "Wake-up from an interrupt handler until the highest-priority thread runs",
+	.estimate_ms = {500, 25000, 250000},
+	.deadline_ms = {30000, 120000, 900000},
+	.caps = RTB_CAP_IRQ | RTB_CAP_REALTIME,
+	.run = run_to_thread,
+};
+
+/* ---- IRQ-S-SUS ------------------------------------------------------------- */
+
+struct sus_shared {
+	struct rtb_sem *quit;
+	volatile uint32_t handled; /* handler invocations (the port counts them too) */
+	volatile bool stop;
+};
+
+static void sus_handler(void *arg)
+{
+	struct sus_shared *sh = arg;
+
+	sh->handled++;
+}
+
+static void sus_target_main(void *arg)
+{
+	struct sus_shared *sh = arg;
+
+	while (!sh->stop)
+		rtb_port_sem_timedwait(sh->quit, 100000000u);
+}
+
+struct sus_row {
+	uint64_t period_ns;
+	uint64_t requested;
+	struct rtb_irq_counts counts;
+	const char *stage;
+};
+
+static const char *profile_phase_note(const struct rtb_ctx *ctx)
+{
+	return ctx->profile == RTB_PROFILE_QUICK ? " (quick profile: smaller phases)" : "";
+}
+
+static void sus_tables(const struct rtb_ctx *ctx, const struct rtb_irq_search *s,
+		       const struct sus_row *rows, uint32_t nrows, int target_prio)
+{
+	static const struct rtb_column cols[] = {
+		{"period", "ns"},      {"phase", "count"}, {"generated", "count"},
+		{"serviced", "count"}, {"lost", "count"},  {"stage", ""},
+	};
+	char title[RTB_LINE_MAX];
+
+	rtb_fmt(title, sizeof(title), "Periodic interrupt phases, shorter and shorter periods%s",
+		profile_phase_note(ctx));
+	struct rtb_json *j = rtb_table_begin("irq.sustained", "phases", title, cols, 6);
+	for (uint32_t i = 0; i < nrows; i++) {
+		rtb_json_arr_begin(j);
+		rtb_json_u64(j, rows[i].period_ns);
+		rtb_json_u64(j, rows[i].requested);
+		rtb_json_u64(j, rows[i].counts.generated);
+		rtb_json_u64(j, rows[i].counts.serviced);
+		rtb_json_u64(j, rows[i].counts.lost);
+		rtb_json_str(j, rows[i].stage);
+		rtb_json_arr_end(j);
+	}
+	rtb_table_end(j);
+
+	j = rtb_table_begin("irq.sustained", "conditions", "How irq.sustained was measured",
+			    cond_cols, 3);
+	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
+	cond_row(j, "handler", "", "counts the interrupt, nothing else");
+	cond_row(j, "interrupted thread", "",
+		 "waits on a semaphore at priority %d; the controller that stops the source "
+		 "runs at %d",
+		 target_prio, target_prio + 1);
+	for (uint32_t k = 0; k < s->cfg.nlevels; k++)
+		cond_row(j, k == 0 ? "phase size, search" : "phase size, confirmation", "count",
+			 "%llu", (unsigned long long)s->cfg.counts[k]);
+	cond_row(j, "periods tried between", "ns", "%llu..%llu",
+		 (unsigned long long)s->cfg.min_period_ns,
+		 (unsigned long long)s->cfg.max_period_ns);
+	cond_row(j, "search resolution", "", "1/%u of the period", s->cfg.resolution_div);
+	rtb_table_end(j);
+}
+
+static void sus_result(const struct rtb_ctx *ctx, const struct rtb_irq_search *s)
+{
+	const char *id = "irq.sustained";
+
+	if (!s->found) {
+		rtb_emit_log(id, "warning",
+			     "no loss-free period found: every phase lost interrupts, up to "
+			     "%llu ns%s",
+			     (unsigned long long)s->cfg.max_period_ns,
+			     s->aborted ? " (the search was cut short)" : "");
+		return;
+	}
+	uint64_t hz = s->result_ns > 0 ? 1000000000u / s->result_ns : 0;
+	rtb_emit_log(id, "info",
+		     "smallest loss-free period: %llu ns (%llu interrupts/s), no interrupt lost "
+		     "in a phase of %llu%s%s%s",
+		     (unsigned long long)s->result_ns, (unsigned long long)hz,
+		     (unsigned long long)s->result_count, profile_phase_note(ctx),
+		     s->at_floor ? "; that is the smallest period tried, the limit is lower" : "",
+		     s->confirm_failed ? "; the next larger phase size lost interrupts at every "
+					 "period tried"
+				       : "");
+	if (s->aborted)
+		rtb_emit_log(id, "warning",
+			     "the search was cut short (time budget or stop request); a longer "
+			     "run may find a smaller period");
+
+	struct rtb_metric m = {.scenario = id,
+			       .label = "IRQ-S-SUS",
+			       .metric = "min_period",
+			       .title = "Smallest loss-free interrupt period",
+			       .unit = "ns"};
+	struct rtb_recorder r;
+	rtb_metric_param(&m, "phase", (int64_t)s->result_count);
+	rtb_metric_param_str(&m, "bound", s->at_floor ? "below_range" : "found");
+	if (rtb_recorder_init(&r, &m, 0, ctx->raw_max) != RTB_OK) {
+		rtb_emit_log(id, "error", "no memory for the result record");
+		return;
+	}
+	rtb_recorder_add(&r, s->result_ns);
+	rtb_emit_result(&r);
+	rtb_recorder_free(&r);
+}
+
+/* After each phase, so that a run that is killed still shows what it did;
+ * the fraction is of the time budget, an upper bound on the run. */
+static void sus_progress(const struct rtb_ctx *ctx, const struct sus_row *row, uint32_t n)
+{
+	char msg[RTB_LINE_MAX];
+	uint64_t used = rtb_port_counter_read() - ctx->start_ticks;
+	uint64_t budget = ctx->budget_end_ticks - ctx->start_ticks;
+
+	rtb_fmt(msg, sizeof(msg),
+		"phase %u (%s): %llu interrupts at %llu ns: generated %llu, serviced %llu, "
+		"lost %llu",
+		n, row->stage, (unsigned long long)row->requested,
+		(unsigned long long)row->period_ns, (unsigned long long)row->counts.generated,
+		(unsigned long long)row->counts.serviced, (unsigned long long)row->counts.lost);
+	rtb_emit_progress("irq.sustained", budget > 0 ? (double)used / (double)budget : 0.0, msg);
+}
+
+/* Run one phase; false if it was cut short (time budget, stop request). */
+static bool sus_phase(struct rtb_ctx *ctx, struct rtb_irq *irq, struct sus_row *row, int *rc)
+{
+	uint64_t start = rtb_port_time_ns();
+	uint64_t end = start + row->period_ns * row->requested + row->period_ns / 2;
+	bool complete = true;
+
+	*rc = rtb_port_irq_start_periodic(irq, row->period_ns);
+	if (*rc != RTB_OK)
+		return false;
+	for (uint64_t now = start; now < end; now = rtb_port_time_ns()) {
+		if (rtb_ctx_expired(ctx)) {
+			complete = false;
+			break;
+		}
+		rtb_port_sleep_until_ns(RTB_MIN(end, now + 100000000u));
+	}
+	*rc = rtb_port_irq_stop(irq, &row->counts);
+	return complete && *rc == RTB_OK;
+}
+
+static int run_sustained(struct rtb_ctx *ctx)
+{
+	const char *id = "irq.sustained";
+	const struct rtb_port_info *info = rtb_port_info();
+	struct rtb_irq_search_config cfg = {
+		.start_period_ns =
+			rtb_ctx_count(ctx, "irq.sustained.start_period_ns", 100000, 100000, 100000),
+		.min_period_ns =
+			rtb_ctx_count(ctx, "irq.sustained.min_period_ns", 1000, 1000, 1000),
+		.max_period_ns = rtb_ctx_count(ctx, "irq.sustained.max_period_ns", 5000000, 5000000,
+					       5000000),
+		.resolution_div = 16,
+		.max_backoffs = (uint32_t)rtb_ctx_count(ctx, "irq.sustained.backoffs", 3, 6, 3),
+	};
+	uint64_t sizes[3] = {
+		rtb_ctx_count(ctx, "irq.sustained.search_phase", 1000, 1000, 1000),
+		rtb_ctx_count(ctx, "irq.sustained.confirm_phase", 10000, 1000000, 1000000),
+		rtb_ctx_count(ctx, "irq.sustained.long_phase", 0, 0, 100000000),
+	};
+	struct rtb_irq_search s;
+	struct sus_row *rows = NULL;
+	uint32_t nrows = 0;
+	struct sus_shared *sh = NULL;
+	struct rtb_thread *target = NULL;
+	struct rtb_irq *irq = NULL;
+	bool raised = false;
+	int rc = RTB_OK;
+
+	for (uint32_t k = 0; k < 3; k++) {
+		if (sizes[k] > 0)
+			cfg.counts[cfg.nlevels++] = sizes[k];
+	}
+	if (cfg.nlevels == 0 || sizes[0] == 0)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID, "irq.sustained.search_phase must be > 0");
+	if (cfg.max_period_ns > 1000000000u || cfg.min_period_ns == 0)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID,
+				    "irq.sustained periods must be within 1 ns .. 1 s");
+	if (info->prio_max < 2)
+		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
+	rtb_irq_search_init(&s, &cfg);
+	say_source(id);
+	rtb_emit_log(id, "info",
+		     "the handler only counts, so the limit found is the OS's own interrupt "
+		     "path on this port%s",
+		     rtb_strcmp(info->port, "posix") == 0
+			     ? ": POSIX timer expiry, signal delivery to the thread, signal "
+			       "handler and return (signal delivery throughput)"
+			     : "");
+	if (ctx->profile == RTB_PROFILE_QUICK)
+		rtb_emit_log(id, "info",
+			     "quick profile: phases of %llu and %llu interrupts instead of 1,000 "
+			     "and 1,000,000",
+			     (unsigned long long)sizes[0], (unsigned long long)sizes[1]);
+
+	rows = rtb_port_mem_alloc(sizeof(*rows) * (RTB_IRQ_SEARCH_STEPS_MAX + 1));
+	sh = rtb_port_mem_alloc(sizeof(*sh));
+	if (rows == NULL || sh == NULL) {
+		rc = rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
+		goto out;
+	}
+	rtb_memset(sh, 0, sizeof(*sh));
+	rc = rtb_port_sem_create(&sh->quit, 0);
+	/* Created while it outranks the controller, the target has started
+	 * (and is known to the OS) before the source is bound to it. */
+	struct rtb_thread_attr ta = {.name = "irq-target", .prio = info->prio_max - 1};
+	if (rc == RTB_OK)
+		rc = rtb_port_thread_create(&target, &ta, sus_target_main, sh);
+	if (rc == RTB_OK)
+		rc = rtb_port_irq_create(&irq, target, sus_handler, sh);
+	if (rc == RTB_OK) {
+		/* The controller outranks the target so it can always stop the
+		 * source, however busy the target is with interrupts. */
+		rc = rtb_port_thread_set_priority(NULL, info->prio_max);
+		raised = rc == RTB_OK;
+	}
+	if (rc != RTB_OK) {
+		rtb_ctx_fail(ctx, rc, "setup failed: %s", rtb_port_strerror(rc));
+		goto out;
+	}
+
+	uint64_t period, count;
+	while (rtb_irq_search_next(&s, &period, &count) && nrows <= RTB_IRQ_SEARCH_STEPS_MAX) {
+		uint64_t left_ns = rtb_ticks_to_ns(ctx->budget_end_ticks - rtb_port_counter_read());
+		if (rtb_ctx_expired(ctx) || period * count > left_ns) {
+			rtb_emit_log(id, "warning",
+				     "%s before a phase of %llu interrupts at %llu ns: search "
+				     "ended there",
+				     rtb_port_stop_requested() ? "stop requested"
+							       : "not enough time left",
+				     (unsigned long long)count, (unsigned long long)period);
+			rtb_irq_search_abort(&s);
+			break;
+		}
+		struct sus_row *row = &rows[nrows++];
+		row->period_ns = period;
+		row->requested = count;
+		row->stage = nrows == 1 ? "start" : rtb_irq_stage_name(s.stage);
+		bool complete = sus_phase(ctx, irq, row, &rc);
+		if (rc != RTB_OK) {
+			rtb_ctx_fail(ctx, rc, "the periodic interrupt failed at %llu ns: %s",
+				     (unsigned long long)period, rtb_port_strerror(rc));
+			break;
+		}
+		if (!complete) {
+			rtb_emit_log(id, "warning",
+				     "%s during a phase at %llu ns; that row is incomplete",
+				     why_ended(), (unsigned long long)period);
+			rtb_irq_search_abort(&s);
+			break;
+		}
+		rtb_irq_search_record(&s, row->counts.generated, row->counts.lost);
+		sus_progress(ctx, row, nrows);
+	}
+	if (rc == RTB_OK) {
+		sus_tables(ctx, &s, rows, nrows, info->prio_max - 1);
+		sus_result(ctx, &s);
+	}
+
+out:
+	if (irq != NULL) {
+		rtb_port_irq_stop(irq, NULL);
+		rtb_port_irq_delete(irq);
+	}
+	/* Back below the target, so that it runs and ends on its own when
+	 * told to, rather than being deleted while it waits. */
+	if (raised)
+		rtb_port_thread_set_priority(NULL, 0);
+	if (target != NULL) {
+		sh->stop = true;
+		rtb_port_sem_signal(sh->quit);
+		rtb_port_thread_delete(target);
+	}
+	if (sh != NULL && sh->quit != NULL)
+		rtb_port_sem_delete(sh->quit);
+	rtb_port_mem_free(sh);
+	rtb_port_mem_free(rows);
+	return rc;
+}
+
+const struct rtb_scenario rtb_scn_irq_sustained = {
+	.name = "irq.sustained",
+	.ids = {{"irq.sustained", "IRQ-S-SUS"}},
+	.summary = "Maximum sustained interrupt frequency: smallest period without lost "
+		   "interrupts",
+	.estimate_ms = {5000, 300000, 3600000},
+	.deadline_ms = {60000, 900000, 14400000},
+	.caps = RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_REALTIME,
+	.run = run_sustained,
+};

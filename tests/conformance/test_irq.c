@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The IRQ scenarios and timer.periodic.latency run in-process on the POSIX
+ * port; their records are checked for behaviour, never for timing: results
+ * with samples whose histogram adds up, invalid samples classified when the
+ * interrupt is forced outside the busy loop, the irq.sustained table
+ * consistent on every row with a stated loss-free period, a source that
+ * must lose reported as losing, and missed timer periods counted when the
+ * interval is too short to keep.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "check.h"
+
+/* The unsigned integer after the first "key": in `rec`. */
+static bool num_after(const char *rec, const char *key, uint64_t *out)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	const char *p = strstr(rec, pat);
+	if (p == NULL)
+		return false;
+	p += strlen(pat);
+	if (*p < '0' || *p > '9')
+		return false;
+	*out = strtoull(p, NULL, 10);
+	return true;
+}
+
+static uint64_t stats_count(const char *rec)
+{
+	uint64_t n = UINT64_MAX;
+	const char *stats = strstr(rec, "\"stats\":{");
+
+	if (stats == NULL || !num_after(stats, "count", &n))
+		return UINT64_MAX;
+	return n;
+}
+
+/* Sum of the counts of a result's histogram buckets [lo,hi,count]. */
+static uint64_t bucket_total(const char *rec)
+{
+	const char *p = strstr(rec, "\"buckets\":[");
+	uint64_t total = 0;
+
+	if (p == NULL)
+		return UINT64_MAX;
+	p += strlen("\"buckets\":[");
+	while (*p == '[') {
+		unsigned long long lo, hi, n;
+		if (sscanf(p, "[%llu,%llu,%llu]", &lo, &hi, &n) != 3)
+			return UINT64_MAX;
+		total += n;
+		p = strchr(p, ']') + 1;
+		if (*p == ',')
+			p++;
+	}
+	return total;
+}
+
+/* A result of `scenario`/`metric` with samples whose histogram adds up. */
+static const char *check_result(const char *out, const char *scenario, const char *metric)
+{
+	char s[96], m[96];
+	snprintf(s, sizeof(s), "\"scenario\":\"%s\"", scenario);
+	snprintf(m, sizeof(m), "\"metric\":\"%s\"", metric);
+	const char *rec = conf_find(out, "result", s, m, NULL);
+	CHECK(rec != NULL);
+	if (rec == NULL)
+		return NULL;
+	uint64_t count = stats_count(rec);
+	CHECK(count > 0 && count != UINT64_MAX);
+	CHECK_EQ_U64(bucket_total(rec), count);
+	return rec;
+}
+
+/* Rows of a table record: numbers (strings become UINT64_MAX). */
+#define ROWS_MAX 256
+#define COLS_MAX 12
+static int table_rows(const char *rec, uint64_t rows[][COLS_MAX], int *ncols)
+{
+	const char *p = strstr(rec, "\"rows\":[");
+	int n = 0;
+
+	*ncols = 0;
+	if (p == NULL)
+		return -1;
+	p += strlen("\"rows\":[");
+	while (*p == '[' && n < ROWS_MAX) {
+		int c = 0;
+		p++;
+		while (*p != ']' && c < COLS_MAX) {
+			if (*p == '"') {
+				rows[n][c++] = UINT64_MAX;
+				p = strchr(p + 1, '"') + 1;
+			} else {
+				char *end;
+				rows[n][c++] = strtoull(p, &end, 10);
+				p = end;
+			}
+			if (*p == ',')
+				p++;
+		}
+		*ncols = c;
+		n++;
+		p = strchr(p, ']') + 1;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+static uint64_t conditions_value(const char *out, const char *scenario, const char *property)
+{
+	char s[96];
+	snprintf(s, sizeof(s), "\"scenario\":\"%s\"", scenario);
+	const char *rec = conf_find(out, "table", s, "\"name\":\"conditions\"", NULL);
+	if (rec == NULL)
+		return UINT64_MAX;
+	char pat[256];
+	snprintf(pat, sizeof(pat), "[\"%s\",\"", property);
+	const char *p = strstr(rec, pat);
+	return p != NULL ? strtoull(p + strlen(pat), NULL, 10) : UINT64_MAX;
+}
+
+static void says_source(const char *out, const char *scenario)
+{
+	char s[96];
+	snprintf(s, sizeof(s), "\"scenario\":\"%s\"", scenario);
+	CHECK(conf_find(out, "log", s, "interrupt source on the posix port: POSIX timer", NULL) !=
+	      NULL);
+	CHECK(conf_find(out, "table", s, "[\"interrupt source\",\"POSIX timer", NULL) != NULL);
+}
+
+static void test_latency(void)
+{
+	const char *opts[] = {"iterations=300", NULL};
+	int rc;
+	char *out = conf_run("irq.latency", opts, &rc);
+
+	CHECK(rc == RTB_OK);
+	check_result(out, "irq.latency", "latency");
+	check_result(out, "irq.return", "return");
+	says_source(out, "irq.latency");
+	CHECK(conditions_value(out, "irq.latency", "samples attempted (with warm-up)") == 310);
+	CHECK(conf_find(out, "end", "\"status\":\"ok\"", NULL) != NULL);
+	free(out);
+
+	/* An interrupt due at once lands before the busy loop starts: every
+	 * sample must be classified invalid, none may slip into the result. */
+	const char *early[] = {"iterations=50", "irq.latency.delay_min_ns=1",
+			       "irq.latency.delay_max_ns=1", NULL};
+	out = conf_run("irq.latency", early, &rc);
+	CHECK(rc == RTB_OK);
+	const char *rec = conf_find(out, "result", "\"metric\":\"latency\"", NULL);
+	CHECK(rec != NULL && stats_count(rec) == 0);
+	CHECK(rec != NULL && strstr(rec, "\"invalid\":60") != NULL);
+	CHECK_EQ_U64(
+		conditions_value(out, "irq.latency", "invalid: interrupt outside the busy loop"),
+		60);
+	free(out);
+}
+
+static void test_to_thread(void)
+{
+	const char *opts[] = {"iterations=300", NULL};
+	int rc;
+	char *out = conf_run("irq.to_thread", opts, &rc);
+
+	CHECK(rc == RTB_OK);
+	check_result(out, "irq.to_thread", "to_thread");
+	says_source(out, "irq.to_thread");
+	CHECK(conf_find(out, "end", "\"status\":\"ok\"", NULL) != NULL);
+	free(out);
+
+	const char *early[] = {"iterations=50", "irq.to_thread.delay_min_ns=1",
+			       "irq.to_thread.delay_max_ns=1", NULL};
+	out = conf_run("irq.to_thread", early, &rc);
+	CHECK(rc == RTB_OK);
+	const char *rec = conf_find(out, "result", "\"metric\":\"to_thread\"", NULL);
+	CHECK(rec != NULL && stats_count(rec) == 0);
+	CHECK_EQ_U64(
+		conditions_value(out, "irq.to_thread", "invalid: interrupt outside the busy loop"),
+		60);
+	free(out);
+}
+
+/* Every phase row: generated == serviced + lost; returns rows seen. */
+static int check_phases(const char *out, uint64_t *lost_total)
+{
+	static uint64_t rows[ROWS_MAX][COLS_MAX];
+	int ncols;
+	const char *rec = conf_find(out, "table", "\"scenario\":\"irq.sustained\"",
+				    "\"name\":\"phases\"", NULL);
+	CHECK(rec != NULL);
+	if (rec == NULL)
+		return 0;
+	CHECK(strstr(rec,
+		     "{\"name\":\"period\",\"unit\":\"ns\"},{\"name\":\"phase\",\"unit\":"
+		     "\"count\"},{\"name\":\"generated\",\"unit\":\"count\"},{\"name\":"
+		     "\"serviced\",\"unit\":\"count\"},{\"name\":\"lost\",\"unit\":\"count\"}") !=
+	      NULL);
+	int n = table_rows(rec, rows, &ncols);
+	CHECK(n > 0);
+	CHECK(ncols >= 5);
+	*lost_total = 0;
+	for (int i = 0; i < n; i++) {
+		CHECK(rows[i][0] > 0);
+		CHECK(rows[i][2] > 0);
+		CHECK_EQ_U64(rows[i][2], rows[i][3] + rows[i][4]);
+		*lost_total += rows[i][4];
+	}
+	return n;
+}
+
+static void test_sustained(void)
+{
+	const char *opts[] = {"irq.sustained.start_period_ns=200000",
+			      "irq.sustained.min_period_ns=20000",
+			      "irq.sustained.search_phase=200",
+			      "irq.sustained.confirm_phase=1000",
+			      "irq.sustained.backoffs=2",
+			      NULL};
+	uint64_t lost;
+	int rc;
+	char *out = conf_run("irq.sustained", opts, &rc);
+
+	CHECK(rc == RTB_OK);
+	CHECK(check_phases(out, &lost) >= 2);
+	says_source(out, "irq.sustained");
+	/* the loss-free period is stated: as a result and in words */
+	const char *res =
+		conf_find(out, "result", "\"metric\":\"min_period\"", "\"unit\":\"ns\"", NULL);
+	CHECK(res != NULL);
+	uint64_t period = 0;
+	if (res != NULL) {
+		CHECK(num_after(strstr(res, "\"stats\":{"), "min", &period));
+		CHECK(period >= 20000 && period <= 5000000);
+	}
+	CHECK(conf_find(out, "log", "smallest loss-free period: ", NULL) != NULL);
+	free(out);
+
+	/* Negative control: 200 ns is far beyond what signal delivery can
+	 * keep up with, so the phase must report lost interrupts and no
+	 * loss-free period. */
+	const char *flood[] = {"irq.sustained.start_period_ns=200",
+			       "irq.sustained.min_period_ns=200", "irq.sustained.max_period_ns=200",
+			       "irq.sustained.search_phase=1000", NULL};
+	out = conf_run("irq.sustained", flood, &rc);
+	CHECK(rc == RTB_OK);
+	CHECK_EQ_U64(check_phases(out, &lost), 1);
+	CHECK(lost > 0);
+	CHECK(conf_find(out, "result", "\"metric\":\"min_period\"", NULL) == NULL);
+	CHECK(conf_find(out, "log", "no loss-free period found", NULL) != NULL);
+	free(out);
+}
+
+/* The "periods" row: interval, periods, wakes, missed, ... */
+static bool timer_periods(const char *out, uint64_t row[COLS_MAX])
+{
+	static uint64_t rows[ROWS_MAX][COLS_MAX];
+	int ncols;
+	const char *rec = conf_find(out, "table", "\"scenario\":\"timer.periodic.latency\"",
+				    "\"name\":\"periods\"", NULL);
+	CHECK(rec != NULL);
+	if (rec == NULL || table_rows(rec, rows, &ncols) != 1 || ncols < 4)
+		return false;
+	CHECK(strstr(rec, "{\"name\":\"missed\",\"unit\":\"count\"}") != NULL);
+	memcpy(row, rows[0], sizeof(rows[0]));
+	return true;
+}
+
+static void test_timer(void)
+{
+	uint64_t row[COLS_MAX];
+	const char *opts[] = {"iterations=300", NULL};
+	int rc;
+	char *out = conf_run("timer.periodic.latency", opts, &rc);
+
+	CHECK(rc == RTB_OK);
+	const char *rec = check_result(out, "timer.periodic.latency", "latency");
+	CHECK(rec != NULL && strstr(rec, "\"unit\":\"ns\"") != NULL);
+	CHECK(rec != NULL && strstr(rec, "\"interval_ns\":1000000") != NULL);
+	if (timer_periods(out, row)) {
+		CHECK_EQ_U64(row[0], 1000000);
+		CHECK(row[1] >= 300);		       /* every grid period accounted */
+		CHECK_EQ_U64(row[1], row[2] + row[3]); /* woken or missed */
+	}
+	CHECK(conf_find(out, "log", "\"message\":\"missed ", NULL) != NULL);
+	free(out);
+
+	/* A 1 us interval cannot be kept by sleeping: misses must be counted
+	 * and reported, and the grid still covers every period. */
+	const char *fast[] = {"timer.periodic.latency.interval_ns=1000", "iterations=20000", NULL};
+	out = conf_run("timer.periodic.latency", fast, &rc);
+	CHECK(rc == RTB_OK);
+	if (timer_periods(out, row)) {
+		CHECK_EQ_U64(row[0], 1000);
+		CHECK(row[3] > 0);
+		CHECK_EQ_U64(row[1], row[2] + row[3]);
+		CHECK(row[1] >= 20000);
+	}
+	CHECK(conf_find(out, "log", "\"level\":\"warning\"", "\"message\":\"missed ", NULL) !=
+	      NULL);
+	free(out);
+}
+
+int main(void)
+{
+	int rc = conf_init(true);
+	if (rc != 0)
+		return rc;
+	test_latency();
+	test_to_thread();
+	test_sustained();
+	test_timer();
+	return check_exit();
+}
