@@ -7,9 +7,7 @@
  */
 #include "rtb/core.h"
 
-/* Families still being written are weak references: a missing one is
- * simply absent from the catalog. */
-#define RTB_SCN(name) extern const struct rtb_scenario name __attribute__((weak))
+#define RTB_SCN(name) extern const struct rtb_scenario name
 
 RTB_SCN(rtb_scn_cal_timestamp);
 RTB_SCN(rtb_scn_cal_cpu);

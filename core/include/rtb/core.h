@@ -329,7 +329,7 @@ struct rtb_scenario {
 };
 
 /* The compiled-in catalog (core/scenarios/catalog.c). Entries may be NULL
- * (a family not built into this image): skip them. */
+ * (an image built with a reduced catalog): skip them. */
 extern const struct rtb_scenario *const *rtb_scenarios;
 extern const uint32_t rtb_scenario_count;
 const struct rtb_scenario *rtb_scenario_find(const char *name);
