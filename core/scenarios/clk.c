@@ -654,8 +654,10 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_json_str(j, "tick period");
 	if (d->tick_period_ns != 0)
 		rtb_clk_fmt_ns(buf, sizeof(buf), d->tick_period_ns);
-	else
+	else if (d->tickless)
 		rtb_fmt(buf, sizeof(buf), "tickless / high-resolution timers");
+	else
+		rtb_fmt(buf, sizeof(buf), "not determined (see the verdict)");
 	rtb_json_str(j, buf);
 	rtb_json_str(j, "concluded (measurement and OS statement)");
 	rtb_json_arr_end(j);
@@ -802,9 +804,12 @@ static int run_config(struct rtb_ctx *ctx)
 							  d.tick_period_ns),
 				     d.sleep_tick_bound ? "; short sleeps wait for it"
 							: "; short sleeps do not wait for it");
-	} else {
+	} else if (d.tickless) {
 		rtb_verdict_evidence(&v, "tick period: none found (tickless / high-resolution "
 					 "timers)");
+	} else {
+		rtb_verdict_evidence(&v, "tick period: not determined (the periodic disturbance "
+					 "found is not the stated tick)");
 	}
 	rtb_verdict_evidence(&v, "clock period adaptable: %s",
 			     os.os_hz != 0
