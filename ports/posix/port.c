@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -325,10 +326,47 @@ static void prefault_stack(void)
 		block[i] = 0;
 }
 
+/* Locking everything with MCL_FUTURE under a small RLIMIT_MEMLOCK makes
+ * every later mapping (thread stacks, recorders, a library the C library
+ * loads on demand) fail once the limit is reached, so lock only when the
+ * limit cannot get in the way: CAP_IPC_LOCK, or a large enough limit. */
+#define MEMLOCK_NEEDED_BYTES (1024ull * 1024 * 1024)
+
+static bool has_cap_ipc_lock(void)
+{
+	char line[256];
+	bool cap = false;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (f == NULL)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "CapEff:", 7) == 0) {
+			cap = (strtoull(line + 7, NULL, 16) >> 14) & 1u; /* CAP_IPC_LOCK */
+			break;
+		}
+	}
+	fclose(f);
+	return cap;
+}
+
 static void memory_init(const struct rtb_port_config *cfg)
 {
+	struct rlimit lim;
+
 	if (!cfg->lock_memory) {
 		posix_degrade("Memory is not locked (--no-mlock): page faults may add latency.");
+		return;
+	}
+	if (!has_cap_ipc_lock() && getrlimit(RLIMIT_MEMLOCK, &lim) == 0 &&
+	    lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur < MEMLOCK_NEEDED_BYTES) {
+		char msg[256];
+		snprintf(msg, sizeof(msg),
+			 "Memory is not locked: the locked-memory limit is %llu KiB and "
+			 "rtbench-core needs up to 1 GiB (raise RLIMIT_MEMLOCK, grant "
+			 "CAP_IPC_LOCK or run as root); page faults may add latency.",
+			 (unsigned long long)lim.rlim_cur / 1024);
+		posix_degrade(msg);
 		return;
 	}
 	/* Keep freed memory resident so later allocations do not fault. */
@@ -407,6 +445,8 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 	else
 		posix_degrade("Threads could not be pinned to the measurement CPU.");
 
+	/* Before locking: loading the unwinder maps a library. */
+	posix_thread_preload();
 	memory_init(cfg);
 	scheduling_init(cfg);
 	posix.info.caps |= RTB_CAP_MUTEX_INHERIT | RTB_CAP_MUTEX_CEILING | RTB_CAP_MQ |
@@ -415,7 +455,6 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 #if defined(__x86_64__) || defined(__aarch64__)
 	posix.info.caps |= RTB_CAP_CACHE_FLUSH;
 #endif
-	posix_thread_preload();
 	counter_init(cfg);
 
 	struct sigaction sa;
