@@ -181,7 +181,7 @@ static uint64_t ns(uint64_t ticks)
 
 static void fmt_ticks(char *buf, size_t len, uint64_t ticks)
 {
-	rtb_clk_fmt_ns(buf, len, ns(ticks));
+	rtb_fmt_ns(buf, len, ns(ticks));
 }
 
 /* ---- clk.tick.duration ------------------------------------------------------ */
@@ -653,7 +653,7 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "tick period");
 	if (d->tick_period_ns != 0)
-		rtb_clk_fmt_ns(buf, sizeof(buf), d->tick_period_ns);
+		rtb_fmt_ns(buf, sizeof(buf), d->tick_period_ns);
 	else if (d->tickless)
 		rtb_fmt(buf, sizeof(buf), "tickless / high-resolution timers");
 	else
@@ -675,7 +675,7 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "sleep granularity (1 us sleep, median)");
 	if (st->measured)
-		rtb_clk_fmt_ns(buf, sizeof(buf), st->median_ns[SLEEP_1US]);
+		rtb_fmt_ns(buf, sizeof(buf), st->median_ns[SLEEP_1US]);
 	else
 		rtb_fmt(buf, sizeof(buf), "not measured");
 	rtb_json_str(j, buf);
@@ -703,7 +703,7 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "timer resolution");
 	if (os->resolution_ns != 0)
-		rtb_clk_fmt_ns(buf, sizeof(buf), os->resolution_ns);
+		rtb_fmt_ns(buf, sizeof(buf), os->resolution_ns);
 	else
 		rtb_fmt(buf, sizeof(buf), "not stated");
 	rtb_json_str(j, buf);
@@ -791,14 +791,14 @@ static int run_config(struct rtb_ctx *ctx)
 				     r.a.disturbed);
 	}
 	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns) && st.measured; k++) {
-		rtb_clk_fmt_ns(a_buf, sizeof(a_buf), sleep_requests_ns[k]);
-		rtb_clk_fmt_ns(b_buf, sizeof(b_buf), st.median_ns[k]);
-		rtb_clk_fmt_ns(c_buf, sizeof(c_buf), st.min_ns[k]);
+		rtb_fmt_ns(a_buf, sizeof(a_buf), sleep_requests_ns[k]);
+		rtb_fmt_ns(b_buf, sizeof(b_buf), st.median_ns[k]);
+		rtb_fmt_ns(c_buf, sizeof(c_buf), st.min_ns[k]);
 		rtb_verdict_evidence(&v, "sleep(%s): median %s, min %s over %llu sleeps", a_buf,
 				     b_buf, c_buf, (unsigned long long)st.count[k]);
 	}
 	if (d.tick_period_ns != 0) {
-		rtb_clk_fmt_ns(a_buf, sizeof(a_buf), d.tick_period_ns);
+		rtb_fmt_ns(a_buf, sizeof(a_buf), d.tick_period_ns);
 		rtb_verdict_evidence(&v, "tick period: %s (%llu Hz)%s", a_buf,
 				     (unsigned long long)((1000000000u + d.tick_period_ns / 2) /
 							  d.tick_period_ns),

@@ -30,7 +30,6 @@
  * mem.behavior.leak.leak_bytes=N makes the loop under test leak N bytes
  * per loop (the verdict must then fail).
  */
-#include "rtb/check_clk.h" /* rtb_clk_fmt_ns */
 #include "rtb/check_mem.h"
 #include "rtb/core.h"
 
@@ -518,7 +517,7 @@ static int run_leak(struct rtb_ctx *ctx)
 			(unsigned long long)r.loops + 1, r.failed_step,
 			rtb_port_strerror(r.failure));
 	}
-	rtb_clk_fmt_ns(buf, sizeof(buf), rtb_ticks_to_ns(r.elapsed_ticks));
+	rtb_fmt_ns(buf, sizeof(buf), rtb_ticks_to_ns(r.elapsed_ticks));
 	rtb_verdict_evidence(&v,
 			     "%llu loops in %s, each creating and deleting a semaphore, a thread, "
 			     "%s%s%s",

@@ -37,6 +37,10 @@ bool rtb_parse_u64(const char *s, uint64_t *out);
  * Always NUL-terminates; returns the length written (truncated to len-1). */
 size_t rtb_vfmt(char *buf, size_t len, const char *fmt, va_list ap);
 size_t rtb_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A duration for humans: "850 ns", "52.300 us", "4.000 ms", "1.500 s". */
+void rtb_fmt_ns(char *buf, size_t len, uint64_t ns);
+/* Sort in place, ascending (heap sort: no recursion, no allocation). */
+void rtb_sort_u64(uint64_t *v, size_t n);
 double rtb_sqrt(double x);
 
 #define RTB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
