@@ -79,12 +79,6 @@ static void say_source(const char *id)
 		     info->irq_source);
 }
 
-/* Why rtb_ctx_expired() said so, for the warning that follows. */
-static const char *why_ended(void)
-{
-	return rtb_port_stop_requested() ? "stop requested" : "time budget reached";
-}
-
 /* xorshift64: delays that follow no pattern of the OS or of the loop. */
 static uint64_t rng_next(uint64_t *state)
 {
@@ -352,12 +346,8 @@ static int run_latency(struct rtb_ctx *ctx)
 	uint64_t window_ticks = rtb_ns_to_ticks(o.window_ns);
 
 	for (uint64_t i = 0; i < o.iterations + warm; i++) {
-		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
-				     (unsigned long long)i,
-				     (unsigned long long)(o.iterations + warm));
+		if (rtb_ctx_expired_after(ctx, i, o.iterations + warm, "samples"))
 			break;
-		}
 		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
 		uint64_t delay_ticks = rtb_ns_to_ticks(delay);
 		atomic_store_explicit(&sh->handled, 0, memory_order_relaxed);
@@ -611,12 +601,8 @@ static int run_to_thread(struct rtb_ctx *ctx)
 	uint64_t window_ticks = rtb_ns_to_ticks(o.window_ns);
 
 	for (uint64_t i = 0; i < o.iterations + warm; i++) {
-		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
-				     (unsigned long long)i,
-				     (unsigned long long)(o.iterations + warm));
+		if (rtb_ctx_expired_after(ctx, i, o.iterations + warm, "samples"))
 			break;
-		}
 		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
 		uint64_t delay_ticks = rtb_ns_to_ticks(delay);
 		uint32_t woken_before = sh->woken;
@@ -962,7 +948,7 @@ static int run_sustained(struct rtb_ctx *ctx)
 		if (!complete) {
 			rtb_emit_log(id, "warning",
 				     "%s during a phase at %llu ns; that row is incomplete",
-				     why_ended(), (unsigned long long)period);
+				     rtb_ctx_expired_cause(ctx), (unsigned long long)period);
 			rtb_irq_search_abort(&s);
 			break;
 		}

@@ -51,7 +51,9 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 	struct rtb_recorder ra, rf;
 	uint32_t warm = rtb_warmup_for(n);
 	uint64_t failed = 0;
+	char blocks[32];
 
+	rtb_fmt(blocks, sizeof(blocks), "blocks of %u bytes", bytes);
 	rtb_metric_param(&ma, "bytes", bytes);
 	rtb_metric_param(&mf, "bytes", bytes);
 	if (rtb_recorder_init(&ra, &ma, warm, ctx->raw_max) != RTB_OK)
@@ -74,13 +76,8 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 		uint64_t t2 = rtb_port_counter_read();
 		rtb_recorder_add_interval(&ra, t0, t1);
 		rtb_recorder_add_interval(&rf, t1, t2);
-		if ((i & 1023) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log("mem.alloc", "warning",
-				     "time budget reached after %llu of %llu blocks of %u bytes",
-				     (unsigned long long)i + 1, (unsigned long long)(n + warm),
-				     bytes);
+		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, blocks))
 			break;
-		}
 	}
 	if (failed > 0)
 		rtb_emit_log("mem.alloc", "warning", "%llu allocations of %u bytes failed",

@@ -546,12 +546,8 @@ static int run_arn(struct rtb_ctx *ctx)
 			break;
 		rtb_recorder_add_interval(&rl, t0, t1);
 		rtb_recorder_add_interval(&ru, t1, t2);
-		if ((i & 1023) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log("mut.lock.uncontended", "warning",
-				     "time budget reached after %llu of %llu iterations",
-				     (unsigned long long)i + 1, (unsigned long long)(n + warm));
+		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
-		}
 	}
 	rtb_port_mutex_delete(m);
 	if (rc == RTB_OK) {
@@ -743,12 +739,8 @@ static int run_arc(struct rtb_ctx *ctx)
 					ok ? reason : "a thread did not run when made ready");
 		}
 		done = i + 1;
-		if ((i & 255) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning",
-				     "time budget reached after %llu of %llu iterations",
-				     (unsigned long long)done, (unsigned long long)(n + warm));
+		if ((i & 255) == 0 && rtb_ctx_expired_after(ctx, done, n + warm, "iterations"))
 			break;
-		}
 	}
 
 	sh->stop = true;

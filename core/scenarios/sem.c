@@ -115,12 +115,8 @@ static int run_new(struct rtb_ctx *ctx)
 			break;
 		rtb_recorder_add_interval(&ru, t0, t1);
 		rtb_recorder_add_interval(&rn, t2, t3);
-		if ((i & 255) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log("sem.create", "warning",
-				     "time budget reached after %llu of %llu iterations",
-				     (unsigned long long)i + 1, (unsigned long long)(n + warm));
+		if ((i & 255) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
-		}
 	}
 	if (rc == RTB_OK) {
 		rtb_emit_result(&rc_);
@@ -233,7 +229,7 @@ static int run_arn(struct rtb_ctx *ctx)
 			break;
 		rtb_recorder_add_interval(&rw, t0, t1);
 		rtb_recorder_add_interval(&rs, t1, t2);
-		if ((i & 1023) == 0 && rtb_ctx_expired(ctx))
+		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
 	}
 	rtb_port_sem_delete(s);
@@ -470,12 +466,8 @@ static int run_arc(struct rtb_ctx *ctx)
 
 	for (uint64_t round = 0; rc == RTB_OK && round < rounds + warm_rounds; round++) {
 		misordered += arc_round(ctx, sh, (uint32_t)nw, &ra, &rr, pb);
-		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning", "time budget reached after %llu of %llu rounds",
-				     (unsigned long long)round + 1,
-				     (unsigned long long)(rounds + warm_rounds));
+		if (rtb_ctx_expired_after(ctx, round + 1, rounds + warm_rounds, "rounds"))
 			break;
-		}
 	}
 
 	/* free any waiter a lost wake-up left blocked, then stop them all */

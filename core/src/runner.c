@@ -69,6 +69,26 @@ bool rtb_ctx_expired(const struct rtb_ctx *ctx)
 	       rtb_port_stop_requested();
 }
 
+const char *rtb_ctx_expired_cause(const struct rtb_ctx *ctx)
+{
+	if (rtb_port_stop_requested())
+		return "stop requested";
+	if ((int64_t)(rtb_port_counter_read() - ctx->budget_end_ticks) >= 0)
+		return "time budget reached";
+	return "not expired";
+}
+
+bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t total,
+			   const char *what)
+{
+	if (!rtb_ctx_expired(ctx))
+		return false;
+	rtb_emit_log(ctx->scenario != NULL ? ctx->scenario->name : NULL, "warning",
+		     "%s after %llu of %llu %s", rtb_ctx_expired_cause(ctx),
+		     (unsigned long long)done, (unsigned long long)total, what);
+	return true;
+}
+
 bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want)
 {
 	if (*counter == want)

@@ -2,9 +2,10 @@
 /*
  * The runner with a catalog of fake scenarios defined here: the `end`
  * record's status and reason for each way a scenario can finish, missing
- * capabilities, time budgets and stop requests, profile-scaled counts and
- * options, verdict settling, the command line (usage errors return 2 with
- * exactly one error log record) and the records of `list` and `run`.
+ * capabilities, time budgets and stop requests (and the warning of a loop
+ * that stops early), profile-scaled counts and options, verdict settling,
+ * the command line (usage errors return 2 with exactly one error log record)
+ * and the records of `list` and `run`.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -301,6 +302,43 @@ static void test_budget_and_expiry(void)
 	CHECK(!expired_at_start);
 	CHECK(!expired_before_budget);
 	CHECK(expired_at_budget);
+}
+
+/* A loop's end test: false before the budget, then true with one warning
+ * that says why the loop stopped and where. */
+static void test_expired_after(void)
+{
+	struct rtb_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.scenario = &scn_ok;
+	ctx.budget_end_ticks = 1000;
+	fake_reset();
+	fake_counter = 999;
+	CHECK(!rtb_ctx_expired_after(&ctx, 7, 10, "iterations"));
+	read_console();
+	CHECK(nlines == 0);
+
+	fake_reset();
+	fake_counter = 1000;
+	CHECK(strcmp(rtb_ctx_expired_cause(&ctx), "time budget reached") == 0);
+	CHECK(rtb_ctx_expired_after(&ctx, 7, 10, "iterations"));
+	read_console();
+	CHECK(nlines == 1);
+	CHECK(str_is(0, "type", "log"));
+	CHECK(str_is(0, "scenario", "test.ok"));
+	CHECK(str_is(0, "level", "warning"));
+	CHECK(str_is(0, "message", "time budget reached after 7 of 10 iterations"));
+
+	fake_reset();
+	fake_counter = 5;
+	fake_stop = true;
+	CHECK(strcmp(rtb_ctx_expired_cause(&ctx), "stop requested") == 0);
+	CHECK(rtb_ctx_expired_after(&ctx, 1, 2, "blocks of 16 bytes"));
+	read_console();
+	CHECK(nlines == 1);
+	CHECK(str_is(0, "message", "stop requested after 1 of 2 blocks of 16 bytes"));
+	fake_reset();
 }
 
 /* ---- contexts: counts, options, settle ----------------------------------- */
@@ -679,6 +717,7 @@ int main(void)
 	test_end_records();
 	test_missing_caps();
 	test_budget_and_expiry();
+	test_expired_after();
 	test_ctx();
 	test_settle_verdicts();
 	test_usage_errors();

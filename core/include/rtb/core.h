@@ -306,6 +306,15 @@ bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key);
 /* True once the scenario's time budget is used up, or the host asked the
  * run to stop (rtb_port_stop_requested()). */
 bool rtb_ctx_expired(const struct rtb_ctx *ctx);
+/* Why rtb_ctx_expired() is true: "stop requested" or "time budget reached"
+ * (for a warning that says where a scenario stopped). */
+const char *rtb_ctx_expired_cause(const struct rtb_ctx *ctx);
+/* The end test of a bounded measurement loop: rtb_ctx_expired(), and when
+ * true a warning for the scenario "<cause> after <done> of <total> <what>"
+ * ("time budget reached after 812 of 20200 iterations"). Call it between
+ * timed sections, every iteration or every 2^k-th. */
+bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t total,
+			   const char *what);
 /* The "did the switch happen?" check: true if *counter already equals want.
  * Otherwise yield until it does (or the budget ends) and return false: the
  * sample that expected the switch is then invalid. */
