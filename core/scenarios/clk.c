@@ -334,13 +334,8 @@ static int duration_results(struct rtb_ctx *ctx, const char *id, const struct ti
 	uint32_t small_raw = (uint32_t)RTB_MIN((uint64_t)ctx->raw_max, (uint64_t)a->tick);
 	if (rtb_recorder_init(&rl, &ml, (uint32_t)r->warm, (uint32_t)raw) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the raw series");
-	if (rtb_recorder_init(&rt, &mt, 0, small_raw) != RTB_OK) {
+	if (rtb_recorder_init_pair(&rt, &mt, &rp, &mp, 0, small_raw) != RTB_OK) {
 		rtb_recorder_free(&rl);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
-	if (rtb_recorder_init(&rp, &mp, 0, small_raw) != RTB_OK) {
-		rtb_recorder_free(&rl);
-		rtb_recorder_free(&rt);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
 	}
 	/* The loops were recorded before: place the maximum at the loop's

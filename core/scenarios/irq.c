@@ -298,7 +298,6 @@ static int run_latency(struct rtb_ctx *ctx)
 	struct lat_shared *sh = NULL;
 	struct rtb_thread *busy = NULL;
 	struct rtb_irq *irq = NULL;
-	bool rl_ok = false, rr_ok = false;
 	uint64_t loop_ticks = 0, seed = rng_seed();
 	int rc = oneshot_options(ctx, id, &o);
 
@@ -310,12 +309,7 @@ static int run_latency(struct rtb_ctx *ctx)
 	if (sh == NULL)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rtb_memset(sh, 0, sizeof(*sh));
-	rc = rtb_recorder_init(&rl, &ml, warm, ctx->raw_max);
-	rl_ok = rc == RTB_OK;
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
-		rr_ok = rc == RTB_OK;
-	}
+	rc = rtb_recorder_init_pair(&rl, &ml, &rr, &mr, warm, ctx->raw_max);
 	if (rc == RTB_OK)
 		rc = rtb_port_sem_create(&sh->go, 0);
 	if (rc == RTB_OK)
@@ -423,10 +417,8 @@ out:
 		rtb_port_sem_delete(sh->go);
 	if (sh->done != NULL)
 		rtb_port_sem_delete(sh->done);
-	if (rl_ok)
-		rtb_recorder_free(&rl);
-	if (rr_ok)
-		rtb_recorder_free(&rr);
+	rtb_recorder_free(&rl);
+	rtb_recorder_free(&rr);
 	rtb_port_mem_free(sh);
 	return rc;
 }
@@ -559,7 +551,6 @@ static int run_to_thread(struct rtb_ctx *ctx)
 	struct tlt_shared *sh = NULL;
 	struct rtb_thread *busy = NULL, *high = NULL;
 	struct rtb_irq *irq = NULL;
-	bool r_ok = false;
 	uint64_t seed = rng_seed();
 	int rc;
 
@@ -575,7 +566,6 @@ static int run_to_thread(struct rtb_ctx *ctx)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rtb_memset(sh, 0, sizeof(*sh));
 	rc = rtb_recorder_init(&r, &m, warm, ctx->raw_max);
-	r_ok = rc == RTB_OK;
 	if (rc == RTB_OK)
 		rc = rtb_port_sem_create(&sh->go, 0);
 	if (rc == RTB_OK)
@@ -667,8 +657,7 @@ out:
 		rtb_port_sem_delete(sh->done);
 	if (sh->wake != NULL)
 		rtb_port_sem_delete(sh->wake);
-	if (r_ok)
-		rtb_recorder_free(&r);
+	rtb_recorder_free(&r);
 	rtb_port_mem_free(sh);
 	return rc;
 }

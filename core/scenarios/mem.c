@@ -56,12 +56,8 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 	rtb_fmt(blocks, sizeof(blocks), "blocks of %u bytes", bytes);
 	rtb_metric_param(&ma, "bytes", bytes);
 	rtb_metric_param(&mf, "bytes", bytes);
-	if (rtb_recorder_init(&ra, &ma, warm, ctx->raw_max) != RTB_OK)
+	if (rtb_recorder_init_pair(&ra, &ma, &rf, &mf, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	if (rtb_recorder_init(&rf, &mf, warm, ctx->raw_max) != RTB_OK) {
-		rtb_recorder_free(&ra);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
 	for (uint64_t i = 0; i < n + warm; i++) {
 		uint64_t t0 = rtb_port_counter_read();
 		void *p = rtb_port_mem_alloc(bytes);

@@ -525,12 +525,7 @@ static int run_arn(struct rtb_ctx *ctx)
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, rc, "cannot create a mutex (%s): %s",
 				    protocol_name(protocol), rtb_port_strerror(rc));
-	rc = rtb_recorder_init(&rl, &ml, warm, ctx->raw_max);
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&ru, &mu, warm, ctx->raw_max);
-		if (rc != RTB_OK)
-			rtb_recorder_free(&rl);
-	}
+	rc = rtb_recorder_init_pair(&rl, &ml, &ru, &mu, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mutex_delete(m);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
@@ -675,12 +670,7 @@ static int run_arc(struct rtb_ctx *ctx)
 	if (sh == NULL)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rtb_memset(sh, 0, sizeof(*sh));
-	rc = rtb_recorder_init(&ra, &ma, warm, ctx->raw_max);
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
-		if (rc != RTB_OK)
-			rtb_recorder_free(&ra);
-	}
+	rc = rtb_recorder_init_pair(&ra, &ma, &rr, &mr, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mem_free(sh);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");

@@ -69,16 +69,9 @@ static int run_new(struct rtb_ctx *ctx)
 	/* two creations per iteration */
 	rc = rtb_recorder_init(&rc_, &mc, 2 * warm, ctx->raw_max);
 	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&ru, &mu, warm, ctx->raw_max);
+		rc = rtb_recorder_init_pair(&ru, &mu, &rn, &mn, warm, ctx->raw_max);
 		if (rc != RTB_OK)
 			rtb_recorder_free(&rc_);
-	}
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rn, &mn, warm, ctx->raw_max);
-		if (rc != RTB_OK) {
-			rtb_recorder_free(&rc_);
-			rtb_recorder_free(&ru);
-		}
 	}
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
@@ -205,12 +198,8 @@ static int run_arn(struct rtb_ctx *ctx)
 	int rc = RTB_OK;
 	uint32_t warm = rtb_warmup_for(n);
 
-	if (rtb_recorder_init(&rw, &mw, warm, ctx->raw_max) != RTB_OK)
+	if (rtb_recorder_init_pair(&rw, &mw, &rs, &ms, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	if (rtb_recorder_init(&rs, &ms, warm, ctx->raw_max) != RTB_OK) {
-		rtb_recorder_free(&rw);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
 	rc = rtb_port_sem_create(&s, 1);
 	if (rc != RTB_OK) {
 		rtb_recorder_free(&rw);
@@ -430,12 +419,7 @@ static int run_arc(struct rtb_ctx *ctx)
 		pb[b].count = pb[b].max = pb[b].sum = 0;
 		pb[b].min = UINT64_MAX;
 	}
-	rc = rtb_recorder_init(&ra, &ma, warm, ctx->raw_max);
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
-		if (rc != RTB_OK)
-			rtb_recorder_free(&ra);
-	}
+	rc = rtb_recorder_init_pair(&ra, &ma, &rr, &mr, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mem_free(sh);
 		rtb_port_mem_free(pb);

@@ -64,12 +64,9 @@ static int metrics_init(struct rtb_ctx *ctx, struct create_metrics *cm, const ch
 				     .metric = "delete",
 				     .title = delete_title,
 				     .unit = "ticks"};
-	if (rtb_recorder_init(&cm->create, &cm->mc, warm, ctx->raw_max) != RTB_OK)
+	if (rtb_recorder_init_pair(&cm->create, &cm->mc, &cm->del, &cm->md, warm, ctx->raw_max) !=
+	    RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	if (rtb_recorder_init(&cm->del, &cm->md, warm, ctx->raw_max) != RTB_OK) {
-		rtb_recorder_free(&cm->create);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
 	return RTB_OK;
 }
 

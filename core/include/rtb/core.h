@@ -137,6 +137,14 @@ struct rtb_recorder {
  * and touch them so no page fault lands in a measurement. */
 int rtb_recorder_init(struct rtb_recorder *r, const struct rtb_metric *m, uint32_t warmup,
 		      uint32_t raw_max);
+/* The two recorders of a scenario that times two operations per iteration,
+ * with the same warm-up and raw series size: both are set up, or (error)
+ * neither holds memory, and rtb_recorder_free() on either is harmless. */
+int rtb_recorder_init_pair(struct rtb_recorder *a, const struct rtb_metric *ma,
+			   struct rtb_recorder *b, const struct rtb_metric *mb, uint32_t warmup,
+			   uint32_t raw_max);
+/* Free the buffers; harmless on a recorder already freed or whose init
+ * failed. */
 void rtb_recorder_free(struct rtb_recorder *r);
 /* Forget all samples, keep configuration and buffers. */
 void rtb_recorder_reset(struct rtb_recorder *r);

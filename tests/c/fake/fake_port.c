@@ -45,6 +45,7 @@ void fake_reset(void)
 	fake_yields = 0;
 	fake_yield_hook = NULL;
 	fake_stop = false;
+	fake_allocs_left = -1;
 	if (fake_console != NULL)
 		fake_console[0] = '\0';
 }
@@ -79,8 +80,14 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
+int64_t fake_allocs_left = -1;
+
 void *rtb_port_mem_alloc(size_t bytes)
 {
+	if (fake_allocs_left == 0)
+		return NULL;
+	if (fake_allocs_left > 0)
+		fake_allocs_left--;
 	return malloc(bytes);
 }
 

@@ -17,6 +17,7 @@ extern uint64_t fake_yields;	      /* rtb_port_thread_yield() calls */
 extern void (*fake_yield_hook)(void); /* run by each yield, may be NULL */
 extern uint64_t fake_counter;	      /* next counter value */
 extern uint64_t fake_counter_step;    /* added after each counter read */
+extern int64_t fake_allocs_left;      /* allocations that succeed, then NULL; -1: all */
 
 void fake_reset(void);
 void fake_set_caps(uint32_t caps);
