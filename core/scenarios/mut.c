@@ -270,20 +270,13 @@ static enum rtb_outcome b_rejudge(const struct b_summary *s, enum rtb_mutex_prot
 	return worst;
 }
 
-static enum rtb_control control_of(enum rtb_outcome o)
-{
-	if (o == RTB_FAIL)
-		return RTB_CONTROL_CAUGHT;
-	return o == RTB_PASS ? RTB_CONTROL_MISSED : RTB_CONTROL_NOT_RUN;
-}
-
 static void b_control(struct rtb_verdict *v, const struct b_summary *ctl,
 		      enum rtb_mutex_protocol judged_as)
 {
 	char reason[RTB_LINE_MAX];
 	enum rtb_outcome co = b_rejudge(ctl, judged_as, reason, sizeof(reason));
 
-	v->control = control_of(co);
+	v->control = rtb_control_of(co);
 	rtb_fmt(v->control_description, sizeof(v->control_description),
 		"the same sequence with a mutex without protocol (%s)",
 		rtb_port_mutex_mechanism(RTB_MUTEX_NONE));

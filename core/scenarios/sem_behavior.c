@@ -208,13 +208,6 @@ static void verdict_lines(struct rtb_verdict *v, const struct lines *l, bool con
 	}
 }
 
-static enum rtb_control control_of(enum rtb_outcome o)
-{
-	if (o == RTB_FAIL)
-		return RTB_CONTROL_CAUGHT;
-	return o == RTB_PASS ? RTB_CONTROL_MISSED : RTB_CONTROL_NOT_RUN;
-}
-
 static bool parse_kind(const struct rtb_ctx *ctx, const char *key, enum tsem_kind broken,
 		       const char *broken_name, enum tsem_kind *out)
 {
@@ -445,7 +438,7 @@ static int run_lock(struct rtb_ctx *ctx)
 	lck_max_count(ev);
 	verdict_lines(v, ev, false);
 	enum rtb_outcome co = rtb_check_sem_lock(&cobs, creason, sizeof(creason));
-	v->control = control_of(co);
+	v->control = rtb_control_of(co);
 	rtb_fmt(v->control_description, sizeof(v->control_description), "%s",
 		tsem_describe(TSEM_DEFERRED));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), creason);
@@ -709,7 +702,7 @@ static int run_release_order(struct rtb_ctx *ctx)
 	}
 	rtb_verdict_evidence(v, "semaphore under test: %s", tsem_describe(kind));
 	verdict_lines(v, ev, false);
-	v->control = control_of(co);
+	v->control = rtb_control_of(co);
 	rtb_fmt(v->control_description, sizeof(v->control_description), "%s",
 		tsem_describe(TSEM_FIFO));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), creason);

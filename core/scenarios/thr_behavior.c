@@ -319,9 +319,7 @@ static void new_emit_verdicts(const struct new_env *env, const char *unsupported
 		enum rtb_outcome co = rtb_check_thr_new(check, &env->control[c], why, sizeof(why));
 		rtb_fmt(v.control_description, sizeof(v.control_description), "%s",
 			create_kind_description[ck]);
-		v.control = co == RTB_FAIL   ? RTB_CONTROL_CAUGHT
-			    : co == RTB_PASS ? RTB_CONTROL_MISSED
-					     : RTB_CONTROL_NOT_RUN;
+		v.control = rtb_control_of(co);
 		new_obs_lines(&v, true, check, &env->control[c]);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), why);
 		rtb_verdict_settle(&v);
@@ -844,9 +842,7 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 			"the same %u threads under FIFO for %s, where the first one keeps the CPU "
 			"and the others starve",
 			run.n, a);
-		v.control = co == RTB_FAIL   ? RTB_CONTROL_CAUGHT
-			    : co == RTB_PASS ? RTB_CONTROL_MISSED
-					     : RTB_CONTROL_NOT_RUN;
+		v.control = rtb_control_of(co);
 		rr_summary_lines(&v, true, slices, &csum, run.n);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), reason);
 	} else {

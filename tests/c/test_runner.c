@@ -468,6 +468,12 @@ static void test_settle_verdicts(void)
 		CHECK(v.outcome == RTB_UNSUPPORTED);
 	}
 
+	/* the control's own outcome decides whether it was caught */
+	CHECK(rtb_control_of(RTB_FAIL) == RTB_CONTROL_CAUGHT);
+	CHECK(rtb_control_of(RTB_PASS) == RTB_CONTROL_MISSED);
+	CHECK(rtb_control_of(RTB_INCONCLUSIVE) == RTB_CONTROL_NOT_RUN);
+	CHECK(rtb_control_of(RTB_UNSUPPORTED) == RTB_CONTROL_NOT_RUN);
+
 	/* a reason near the line limit is cut, never overrun */
 	rtb_verdict_init(&v, "x", NULL, "c");
 	v.outcome = RTB_PASS;

@@ -243,6 +243,10 @@ enum rtb_control {
 	RTB_CONTROL_MISSED = 2,	 /* the broken variant passed: the test is blind */
 };
 const char *rtb_control_name(enum rtb_control c);
+/* What the negative control's own outcome (the broken variant judged by the
+ * same decision) makes it: fail is caught, pass is missed, anything else
+ * (inconclusive, unsupported) not run. */
+enum rtb_control rtb_control_of(enum rtb_outcome control_outcome);
 
 #define RTB_EVIDENCE_MAX 16
 #define RTB_LINE_MAX 160
