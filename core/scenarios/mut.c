@@ -424,21 +424,9 @@ const struct rtb_scenario rtb_scn_mut_behavior_pi = {
 
 #define ARN_MUTEXES 256u
 
-static void amortised_row(struct rtb_json *j, const char *op, uint64_t calls, uint64_t ticks)
-{
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, op);
-	rtb_json_u64(j, calls);
-	rtb_json_u64(j, ticks);
-	rtb_json_dbl(j, calls > 0 ? (double)ticks / (double)calls : 0.0);
-	rtb_json_arr_end(j);
-}
-
 static int arn_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, int ceiling,
 			 uint64_t calls)
 {
-	static const struct rtb_column cols[] = {
-		{"operation", ""}, {"calls", "count"}, {"total", "ticks"}, {"per_call", "ticks"}};
 	struct rtb_mutex **many = rtb_port_mem_alloc(sizeof(*many) * ARN_MUTEXES);
 	uint64_t pair_ticks = 0, lock_ticks = 0, unlock_ticks = 0;
 	uint64_t reps = calls / ARN_MUTEXES;
@@ -478,12 +466,10 @@ static int arn_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, 
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, rc, "mutex operation failed in the amortised pass: %s",
 				    rtb_port_strerror(rc));
-	struct rtb_json *j = rtb_table_begin(
-		"mut.lock.uncontended", "amortised",
-		"Cross-check: operation cost amortised over many back-to-back calls", cols, 4);
-	amortised_row(j, "lock + unlock, one mutex", calls, pair_ticks);
-	amortised_row(j, "lock, 256 mutexes in turn", reps * ARN_MUTEXES, lock_ticks);
-	amortised_row(j, "unlock, 256 mutexes in turn", reps * ARN_MUTEXES, unlock_ticks);
+	struct rtb_json *j = rtb_amortised_begin("mut.lock.uncontended");
+	rtb_amortised_row(j, "lock + unlock, one mutex", calls, pair_ticks);
+	rtb_amortised_row(j, "lock, 256 mutexes in turn", reps * ARN_MUTEXES, lock_ticks);
+	rtb_amortised_row(j, "unlock, 256 mutexes in turn", reps * ARN_MUTEXES, unlock_ticks);
 	rtb_table_end(j);
 	return RTB_OK;
 }

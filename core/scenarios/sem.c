@@ -138,20 +138,8 @@ const struct rtb_scenario rtb_scn_sem_create = {
 
 /* ---- SEM-P-ARN --------------------------------------------------------- */
 
-static void amortised_row(struct rtb_json *j, const char *op, uint64_t calls, uint64_t ticks)
-{
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, op);
-	rtb_json_u64(j, calls);
-	rtb_json_u64(j, ticks);
-	rtb_json_dbl(j, (double)ticks / (double)calls);
-	rtb_json_arr_end(j);
-}
-
 static int amortised(struct rtb_ctx *ctx, uint64_t calls)
 {
-	static const struct rtb_column cols[] = {
-		{"operation", ""}, {"calls", "count"}, {"total", "ticks"}, {"per_call", "ticks"}};
 	struct rtb_sem *s;
 	uint64_t t0, t1, t2;
 	int rc = RTB_OK;
@@ -171,11 +159,9 @@ static int amortised(struct rtb_ctx *ctx, uint64_t calls)
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, rc, "semaphore operation failed: %s",
 				    rtb_port_strerror(rc));
-	struct rtb_json *j = rtb_table_begin(
-		"sem.wait.available", "amortised",
-		"Cross-check: operation cost amortised over many back-to-back calls", cols, 4);
-	amortised_row(j, "wait (count available)", calls, t2 - t1);
-	amortised_row(j, "signal (no waiter)", calls, t1 - t0);
+	struct rtb_json *j = rtb_amortised_begin("sem.wait.available");
+	rtb_amortised_row(j, "wait (count available)", calls, t2 - t1);
+	rtb_amortised_row(j, "signal (no waiter)", calls, t1 - t0);
 	rtb_table_end(j);
 	return RTB_OK;
 }

@@ -6,6 +6,7 @@
  *  - recorder: exact statistics, log-linear histogram, bounded raw series
  *  - emitter:  JSON Lines records written through rtb_port_console_write()
  *  - runner:   scenario descriptors, profiles, options, deadlines
+ *  - building blocks several scenario families share
  *
  * The core is portable C11: it includes no OS header and reaches the OS only
  * through ports/rtb_port.h.
@@ -370,5 +371,14 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
  *       [--no-realtime] [--no-mlock]
  * Returns the process exit status (0 ok, 2 bad usage, 1 failure). */
 int rtb_main(int argc, char **argv);
+
+/* ---- scenario building blocks (never on a timed path) ------------------- */
+
+/* The "amortised" cross-check table of an uncontended-operation scenario:
+ * the same operations timed once over many back-to-back calls. Add rows with
+ * rtb_amortised_row() (operation, calls, total ticks, ticks per call: null
+ * without calls), finish with rtb_table_end(). */
+struct rtb_json *rtb_amortised_begin(const char *scenario);
+void rtb_amortised_row(struct rtb_json *j, const char *operation, uint64_t calls, uint64_t ticks);
 
 #endif /* RTB_CORE_H */

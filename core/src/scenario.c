@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Building blocks several scenario families share: the "amortised"
+ * cross-check table. None of them belongs on a timed path.
+ */
+#include "rtb/core.h"
+
+struct rtb_json *rtb_amortised_begin(const char *scenario)
+{
+	static const struct rtb_column cols[] = {
+		{"operation", ""}, {"calls", "count"}, {"total", "ticks"}, {"per_call", "ticks"}};
+
+	return rtb_table_begin(scenario, "amortised",
+			       "Cross-check: operation cost amortised over many back-to-back calls",
+			       cols, RTB_ARRAY_SIZE(cols));
+}
+
+void rtb_amortised_row(struct rtb_json *j, const char *operation, uint64_t calls, uint64_t ticks)
+{
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, operation);
+	rtb_json_u64(j, calls);
+	rtb_json_u64(j, ticks);
+	if (calls > 0)
+		rtb_json_dbl(j, (double)ticks / (double)calls);
+	else
+		rtb_json_null(j);
+	rtb_json_arr_end(j);
+}
