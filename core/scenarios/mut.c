@@ -102,19 +102,6 @@ static bool parse_protocol(const struct rtb_ctx *ctx, const char *key, bool ceil
 	return false;
 }
 
-/* Sleep in small steps until *counter reaches want; false after timeout. */
-static bool wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns)
-{
-	uint64_t end = rtb_port_time_ns() + timeout_ns;
-
-	while (*counter < want) {
-		if (rtb_port_time_ns() >= end)
-			return false;
-		rtb_port_sleep_ns(100000);
-	}
-	return true;
-}
-
 /* ---- MUT-B-ARC ---------------------------------------------------------- */
 
 static void b_high(void *arg)
@@ -190,17 +177,17 @@ static int b_run(struct pi_shared *sh, enum rtb_mutex_protocol protocol, struct 
 		if (rc == RTB_OK) {
 			rc = rtb_port_thread_create(&sh->l, &al, b_low, sh);
 			if (rc == RTB_OK) {
-				wait_count(&sh->l_done, 1, 5000000000u);
+				rtb_wait_count(&sh->l_done, 1, 5000000000u);
 				rtb_port_thread_delete(sh->l);
 			}
 			/* if L failed, H and M are still suspended: let them end */
-			if (sh->m_done == 0 && !wait_count(&sh->m_done, 1, 1000000000u)) {
+			if (sh->m_done == 0 && !rtb_wait_count(&sh->m_done, 1, 1000000000u)) {
 				sh->stop = true;
 				rtb_port_thread_resume(sh->m);
 			}
 			rtb_port_thread_delete(sh->m);
 		}
-		if (sh->h_done == 0 && !wait_count(&sh->h_done, 1, 1000000000u)) {
+		if (sh->h_done == 0 && !rtb_wait_count(&sh->h_done, 1, 1000000000u)) {
 			sh->stop = true;
 			rtb_port_thread_resume(sh->h);
 		}

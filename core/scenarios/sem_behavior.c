@@ -167,19 +167,6 @@ static uint32_t tsem_value(struct tsem *s)
 	return v;
 }
 
-/* Sleep in small steps until *counter reaches want; false after timeout. */
-static bool wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns)
-{
-	uint64_t end = rtb_port_time_ns() + timeout_ns;
-
-	while (*counter < want) {
-		if (rtb_port_time_ns() >= end)
-			return false;
-		rtb_port_sleep_ns(100000);
-	}
-	return true;
-}
-
 /* Evidence lines collected before they go into the verdict or its control. */
 struct lines {
 	char line[RTB_EVIDENCE_MAX][RTB_LINE_MAX];
@@ -265,7 +252,7 @@ static bool lck_unstick(struct lck_shared *sh)
 {
 	for (int i = 0; i < 8 && sh->returns < sh->calls; i++) {
 		tsem_signal(&sh->sem);
-		wait_count(&sh->returns, sh->calls, 100000000u);
+		rtb_wait_count(&sh->returns, sh->calls, 100000000u);
 	}
 	return sh->returns == sh->calls;
 }
@@ -316,7 +303,8 @@ static int lck_observe(struct lck_shared *sh, enum tsem_kind kind, struct rtb_se
 
 	tsem_signal(&sh->sem);
 	o->released_in_signal = sh->returns == before + 1;
-	o->released = o->released_in_signal || wait_count(&sh->returns, before + 1, 1000000000u);
+	o->released =
+		o->released_in_signal || rtb_wait_count(&sh->returns, before + 1, 1000000000u);
 	o->value_after_release = tsem_value(&sh->sem);
 	lines_add(ev, "V with the priority-1 helper blocked: %s; count then %u",
 		  o->released_in_signal ? "the helper ran before V returned"
@@ -561,7 +549,7 @@ static int rel_round(struct rel_shared *sh, enum tsem_kind kind, const uint32_t 
 		tsem_signal(&sh->sem);
 		o.nsignals++;
 		if (sh->wakes == before)
-			wait_count(&sh->wakes, before + 1, 200000000u);
+			rtb_wait_count(&sh->wakes, before + 1, 200000000u);
 		sh->released[i] = sh->wakes > before ? sh->wake_seq[before] : RTB_SEM_NONE;
 		if (sh->wakes > before + 1)
 			o.extra_wakes += sh->wakes - before - 1;
@@ -569,7 +557,7 @@ static int rel_round(struct rel_shared *sh, enum tsem_kind kind, const uint32_t 
 	/* a misbehaving semaphore may still hold waiters: free them */
 	for (uint32_t i = 0; i < 2 * sh->n + 8 && sh->wakes < sh->n; i++) {
 		tsem_signal(&sh->sem);
-		wait_count(&sh->wakes, sh->wakes + 1, 50000000u);
+		rtb_wait_count(&sh->wakes, sh->wakes + 1, 50000000u);
 	}
 	rc = sh->wakes >= sh->n ? RTB_OK : RTB_E_TIMEOUT;
 	tsem_delete(&sh->sem);

@@ -1,9 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Building blocks several scenario families share: the "amortised"
- * cross-check table. None of them belongs on a timed path.
+ * Building blocks several scenario families share: waiting for threads that
+ * may not run as expected, and the "amortised" cross-check table. None of
+ * them belongs on a timed path.
  */
 #include "rtb/core.h"
+
+bool rtb_wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns)
+{
+	uint64_t end = rtb_port_time_ns() + timeout_ns;
+
+	while (*counter < want) {
+		if (rtb_port_time_ns() >= end)
+			return false;
+		rtb_port_sleep_ns(100000);
+	}
+	return true;
+}
 
 struct rtb_json *rtb_amortised_begin(const char *scenario)
 {

@@ -374,6 +374,10 @@ int rtb_main(int argc, char **argv);
 
 /* ---- scenario building blocks (never on a timed path) ------------------- */
 
+/* Sleep in steps of 100 us until *counter reaches want; false once
+ * timeout_ns has passed. For a controller waiting on threads that may not
+ * run as expected. */
+bool rtb_wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns);
 /* The "amortised" cross-check table of an uncontended-operation scenario:
  * the same operations timed once over many back-to-back calls. Add rows with
  * rtb_amortised_row() (operation, calls, total ticks, ticks per call: null
