@@ -70,14 +70,6 @@ static void mark(struct pi_shared *sh, uint32_t *event)
 	*(volatile uint32_t *)event = n;
 }
 
-static void spin_for(uint64_t ticks)
-{
-	uint64_t end = rtb_port_counter_read() + ticks;
-
-	while ((int64_t)(rtb_port_counter_read() - end) < 0)
-		rtb_port_cpu_relax();
-}
-
 static const char *protocol_name(enum rtb_mutex_protocol p)
 {
 	return p == RTB_MUTEX_INHERIT ? "inherit" : p == RTB_MUTEX_CEILING ? "ceiling" : "none";
@@ -130,7 +122,7 @@ static void b_medium(void *arg)
 	rtb_port_thread_suspend_self();
 	if (!sh->stop) {
 		mark(sh, &sh->ev.m_ran);
-		spin_for(sh->m_spin_ticks);
+		rtb_spin_ticks(sh->m_spin_ticks);
 	}
 	sh->m_done++;
 }
@@ -146,7 +138,7 @@ static void b_low(void *arg)
 		rtb_port_thread_resume(sh->h);
 		mark(sh, &sh->ev.m_ready);
 		rtb_port_thread_resume(sh->m);
-		spin_for(sh->l_spin_ticks);
+		rtb_spin_ticks(sh->l_spin_ticks);
 		mark(sh, &sh->ev.l_unlock);
 		rtb_port_mutex_unlock(sh->mutex);
 	} else {

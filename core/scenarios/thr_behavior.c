@@ -61,12 +61,6 @@
 #include "rtb/check_thr.h"
 #include "rtb/core.h"
 
-static void busy_until(uint64_t end_ticks)
-{
-	while ((int64_t)(rtb_port_counter_read() - end_ticks) < 0)
-		rtb_port_cpu_relax();
-}
-
 static void fmt_ms(char *buf, size_t len, uint64_t ns)
 {
 	rtb_fmt(buf, len, "%llu.%03llu ms", (unsigned long long)(ns / 1000000u),
@@ -179,7 +173,7 @@ static struct rtb_thr_new_obs new_observe(struct new_env *env, enum new_create_k
 	}
 	o.created = true;
 	o.ran_at_create_return = t.seq != 0;
-	busy_until(rtb_port_counter_read() + rtb_ns_to_ticks(NEW_WORK_NS));
+	rtb_spin_ticks(rtb_ns_to_ticks(NEW_WORK_NS));
 	o.ran_before_handover = t.seq != 0;
 	if (equal)
 		rtb_port_thread_yield();

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Building blocks several scenario families share: waiting for threads that
- * may not run as expected, and the "amortised" cross-check table. None of
- * them belongs on a timed path.
+ * may not run as expected, keeping the CPU busy for a while, and the
+ * "amortised" cross-check table. None of them belongs on a timed path.
  */
 #include "rtb/core.h"
 
@@ -16,6 +16,14 @@ bool rtb_wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_
 		rtb_port_sleep_ns(100000);
 	}
 	return true;
+}
+
+void rtb_spin_ticks(uint64_t ticks)
+{
+	uint64_t end = rtb_port_counter_read() + ticks;
+
+	while ((int64_t)(rtb_port_counter_read() - end) < 0)
+		rtb_port_cpu_relax();
 }
 
 struct rtb_json *rtb_amortised_begin(const char *scenario)

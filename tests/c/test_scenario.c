@@ -2,8 +2,9 @@
 /*
  * The building blocks scenarios share (core/src/scenario.c), on the fake
  * port: rtb_wait_count() sleeps until a counter reaches a value or its
- * timeout has passed. (The amortised table is checked with the emitter, in
- * test_json.c.)
+ * timeout has passed; rtb_spin_ticks() returns once the counter has moved
+ * on by the ticks asked for, not before. (The amortised table is checked
+ * with the emitter, in test_json.c.)
  */
 #include <stdint.h>
 
@@ -46,8 +47,32 @@ static void test_wait_count(void)
 	fake_reset();
 }
 
+/* The last counter read of the spin is the first at or past the end: the
+ * read before it was the start or still before the end. */
+static void check_spin(uint64_t start, uint64_t ticks, uint64_t step)
+{
+	uint64_t end = start + ticks;
+
+	fake_reset();
+	fake_counter = start;
+	fake_counter_step = step;
+	rtb_spin_ticks(ticks);
+	uint64_t last = fake_counter - step;
+	CHECK((int64_t)(last - end) >= 0);
+	CHECK(last - step == start || (int64_t)(last - step - end) < 0);
+}
+
+static void test_spin_ticks(void)
+{
+	check_spin(1000, 100, 7);
+	check_spin(UINT64_MAX - 20, 100, 7); /* across a counter wrap-around */
+	check_spin(5, 0, 3);
+	fake_reset();
+}
+
 int main(void)
 {
 	test_wait_count();
+	test_spin_ticks();
 	return check_exit();
 }

@@ -378,6 +378,9 @@ int rtb_main(int argc, char **argv);
  * timeout_ns has passed. For a controller waiting on threads that may not
  * run as expected. */
 bool rtb_wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns);
+/* Keep the CPU busy for `ticks` counter ticks (a thread that must hold the
+ * CPU while others are ready), bounded by the counter alone. */
+void rtb_spin_ticks(uint64_t ticks);
 /* The "amortised" cross-check table of an uncontended-operation scenario:
  * the same operations timed once over many back-to-back calls. Add rows with
  * rtb_amortised_row() (operation, calls, total ticks, ticks per call: null

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Fake port for the core's unit tests: the parts of the contract the engine
- * itself uses (counter, console, memory, info, yield, the clock and relative
- * sleeps). The console is captured in memory so tests can read back every
+ * itself uses (counter, console, memory, info, yield, the clock, relative
+ * sleeps, cpu_relax). The console is captured in memory so tests can read back every
  * record the emitter wrote; yield and sleep call hooks so tests can script
  * what "another thread" does; a sleep only advances the fake clock.
  */
@@ -115,6 +115,10 @@ void rtb_port_thread_yield(void)
 	fake_yields++;
 	if (fake_yield_hook != NULL)
 		fake_yield_hook();
+}
+
+void rtb_port_cpu_relax(void)
+{
 }
 
 uint64_t rtb_port_time_ns(void)
