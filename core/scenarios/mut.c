@@ -46,6 +46,10 @@
 #define PRIO_M 2
 #define PRIO_H 3
 
+static const struct rtb_thread_attr attr_h = {.name = "mut-high", .prio = PRIO_H};
+static const struct rtb_thread_attr attr_m = {.name = "mut-medium", .prio = PRIO_M};
+static const struct rtb_thread_attr attr_l = {.name = "mut-low", .prio = PRIO_L};
+
 struct pi_shared {
 	struct rtb_mutex *mutex;
 	struct rtb_thread *l, *m, *h;
@@ -56,7 +60,7 @@ struct pi_shared {
 	volatile bool stop;
 	uint64_t m_spin_ticks; /* B only: how long M stays busy */
 	uint64_t l_spin_ticks; /* B only: how long L holds the mutex after readying M */
-	/* P only: timestamps of one iteration */
+	/* timestamps of one iteration (only P uses them) */
 	volatile uint64_t t_h_lock, t_l_run, t_l_unlock, t_h_acquired;
 };
 
@@ -94,6 +98,23 @@ static bool parse_protocol(const struct rtb_ctx *ctx, const char *key, bool ceil
 	return false;
 }
 
+/* H's part of the sequence in both B and P: request the mutex L holds,
+ * take it, release it. */
+static void h_request_release(struct pi_shared *sh)
+{
+	mark(sh, &sh->ev.h_request);
+	sh->t_h_lock = rtb_port_counter_read();
+	int rc = rtb_port_mutex_lock(sh->mutex);
+	sh->t_h_acquired = rtb_port_counter_read();
+	if (rc == RTB_OK) {
+		mark(sh, &sh->ev.h_acquired);
+		rtb_port_mutex_unlock(sh->mutex);
+		mark(sh, &sh->ev.h_released);
+	} else {
+		sh->rc = rc;
+	}
+}
+
 /* ---- MUT-B-ARC ---------------------------------------------------------- */
 
 static void b_high(void *arg)
@@ -101,17 +122,8 @@ static void b_high(void *arg)
 	struct pi_shared *sh = arg;
 
 	rtb_port_thread_suspend_self();
-	if (!sh->stop) {
-		mark(sh, &sh->ev.h_request);
-		int rc = rtb_port_mutex_lock(sh->mutex);
-		if (rc == RTB_OK) {
-			mark(sh, &sh->ev.h_acquired);
-			rtb_port_mutex_unlock(sh->mutex);
-			mark(sh, &sh->ev.h_released);
-		} else {
-			sh->rc = rc;
-		}
-	}
+	if (!sh->stop)
+		h_request_release(sh);
 	sh->h_done++;
 }
 
@@ -150,9 +162,6 @@ static void b_low(void *arg)
 /* One run of the L/M/H sequence on a fresh mutex of the given protocol. */
 static int b_run(struct pi_shared *sh, enum rtb_mutex_protocol protocol, struct rtb_mut_pi_obs *obs)
 {
-	struct rtb_thread_attr ah = {.name = "mut-high", .prio = PRIO_H};
-	struct rtb_thread_attr am = {.name = "mut-medium", .prio = PRIO_M};
-	struct rtb_thread_attr al = {.name = "mut-low", .prio = PRIO_L};
 	uint64_t m_spin = sh->m_spin_ticks, l_spin = sh->l_spin_ticks;
 	int rc;
 
@@ -163,11 +172,11 @@ static int b_run(struct pi_shared *sh, enum rtb_mutex_protocol protocol, struct 
 	rc = rtb_port_mutex_create(&sh->mutex, protocol, PRIO_H);
 	if (rc != RTB_OK)
 		return rc;
-	rc = rtb_port_thread_create(&sh->h, &ah, b_high, sh);
+	rc = rtb_port_thread_create(&sh->h, &attr_h, b_high, sh);
 	if (rc == RTB_OK) {
-		rc = rtb_port_thread_create(&sh->m, &am, b_medium, sh);
+		rc = rtb_port_thread_create(&sh->m, &attr_m, b_medium, sh);
 		if (rc == RTB_OK) {
-			rc = rtb_port_thread_create(&sh->l, &al, b_low, sh);
+			rc = rtb_port_thread_create(&sh->l, &attr_l, b_low, sh);
 			if (rc == RTB_OK) {
 				rtb_wait_count(&sh->l_done, 1, 5000000000u);
 				rtb_port_thread_delete(sh->l);
@@ -536,17 +545,7 @@ static void p_high(void *arg)
 		rtb_port_thread_suspend_self();
 		if (sh->stop)
 			return;
-		mark(sh, &sh->ev.h_request);
-		sh->t_h_lock = rtb_port_counter_read();
-		int rc = rtb_port_mutex_lock(sh->mutex);
-		sh->t_h_acquired = rtb_port_counter_read();
-		if (rc == RTB_OK) {
-			mark(sh, &sh->ev.h_acquired);
-			rtb_port_mutex_unlock(sh->mutex);
-			mark(sh, &sh->ev.h_released);
-		} else {
-			sh->rc = rc;
-		}
+		h_request_release(sh);
 		sh->h_done++;
 	}
 }
@@ -639,14 +638,11 @@ static int run_arc(struct rtb_ctx *ctx)
 			     rtb_port_strerror(rc));
 		goto free_rec;
 	}
-	struct rtb_thread_attr ah = {.name = "mut-high", .prio = PRIO_H};
-	struct rtb_thread_attr am = {.name = "mut-medium", .prio = PRIO_M};
-	struct rtb_thread_attr al = {.name = "mut-low", .prio = PRIO_L};
-	rc = rtb_port_thread_create(&sh->h, &ah, p_high, sh);
+	rc = rtb_port_thread_create(&sh->h, &attr_h, p_high, sh);
 	if (rc == RTB_OK) {
-		rc = rtb_port_thread_create(&sh->m, &am, p_medium, sh);
+		rc = rtb_port_thread_create(&sh->m, &attr_m, p_medium, sh);
 		if (rc == RTB_OK) {
-			rc = rtb_port_thread_create(&sh->l, &al, p_low, sh);
+			rc = rtb_port_thread_create(&sh->l, &attr_l, p_low, sh);
 			if (rc != RTB_OK) {
 				sh->stop = true;
 				rtb_port_thread_resume(sh->m);
