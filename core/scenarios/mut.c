@@ -79,23 +79,17 @@ static const char *protocol_name(enum rtb_mutex_protocol p)
 	return p == RTB_MUTEX_INHERIT ? "inherit" : p == RTB_MUTEX_CEILING ? "ceiling" : "none";
 }
 
+/* The option `key`: inherit (default), none, or also ceiling. */
 static bool parse_protocol(const struct rtb_ctx *ctx, const char *key, bool ceiling_ok,
 			   enum rtb_mutex_protocol *out)
 {
-	const char *v = rtb_ctx_option(ctx, key);
+	static const char *const words[] = {"inherit", "none", "ceiling"};
+	static const enum rtb_mutex_protocol protocols[] = {RTB_MUTEX_INHERIT, RTB_MUTEX_NONE,
+							    RTB_MUTEX_CEILING};
+	int k = rtb_ctx_choice(ctx, key, words, ceiling_ok ? 3 : 2);
 
-	*out = RTB_MUTEX_INHERIT;
-	if (v == NULL || rtb_strcmp(v, "inherit") == 0)
-		return true;
-	if (rtb_strcmp(v, "none") == 0) {
-		*out = RTB_MUTEX_NONE;
-		return true;
-	}
-	if (ceiling_ok && rtb_strcmp(v, "ceiling") == 0) {
-		*out = RTB_MUTEX_CEILING;
-		return true;
-	}
-	return false;
+	*out = protocols[k < 0 ? 0 : k];
+	return k >= 0;
 }
 
 /* H's part of the sequence in both B and P: request the mutex L holds,

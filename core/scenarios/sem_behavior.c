@@ -195,19 +195,15 @@ static void verdict_lines(struct rtb_verdict *v, const struct lines *l, bool con
 	}
 }
 
+/* The option `key`: platform (default) or the broken variant's name. */
 static bool parse_kind(const struct rtb_ctx *ctx, const char *key, enum tsem_kind broken,
 		       const char *broken_name, enum tsem_kind *out)
 {
-	const char *v = rtb_ctx_option(ctx, key);
+	const char *const words[] = {"platform", broken_name};
+	int k = rtb_ctx_choice(ctx, key, words, 2);
 
-	*out = TSEM_PLATFORM;
-	if (v == NULL || rtb_strcmp(v, "platform") == 0)
-		return true;
-	if (rtb_strcmp(v, broken_name) == 0) {
-		*out = broken;
-		return true;
-	}
-	return false;
+	*out = k == 1 ? broken : TSEM_PLATFORM;
+	return k >= 0;
 }
 
 /* ---- SEM-B-LCK ------------------------------------------------------------- */

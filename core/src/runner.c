@@ -45,6 +45,20 @@ bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key)
 			     rtb_strcmp(v, "yes") == 0 || rtb_strcmp(v, "on") == 0);
 }
 
+int rtb_ctx_choice(const struct rtb_ctx *ctx, const char *key, const char *const *words,
+		   uint32_t nwords)
+{
+	const char *v = rtb_ctx_option(ctx, key);
+
+	if (v == NULL)
+		return 0;
+	for (uint32_t i = 0; i < nwords; i++) {
+		if (rtb_strcmp(v, words[i]) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
 uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quick,
 		       uint64_t standard, uint64_t endurance)
 {

@@ -366,7 +366,10 @@ static void test_ctx(void)
 		{"f6", "no"},
 		{"f7", "TRUE"},
 		{"max", "18446744073709551615"},
+		{"kind", "lazy"},
+		{"kind_bad", "Lazy"},
 	};
+	static const char *const kinds[] = {"normal", "eager", "lazy"};
 	struct rtb_ctx ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -389,6 +392,11 @@ static void test_ctx(void)
 	      rtb_ctx_flag(&ctx, "f4"));
 	CHECK(!rtb_ctx_flag(&ctx, "f5") && !rtb_ctx_flag(&ctx, "f6") && !rtb_ctx_flag(&ctx, "f7"));
 	CHECK(!rtb_ctx_flag(&ctx, "absent"));
+	CHECK(rtb_ctx_choice(&ctx, "kind", kinds, 3) == 2);
+	CHECK(rtb_ctx_choice(&ctx, "kind", kinds, 2) == -1); /* "lazy" not offered */
+	CHECK(rtb_ctx_choice(&ctx, "kind_bad", kinds, 3) == -1);
+	CHECK(rtb_ctx_choice(&ctx, "empty", kinds, 3) == -1);
+	CHECK(rtb_ctx_choice(&ctx, "absent", kinds, 3) == 0); /* the default */
 	ctx.noptions = 0;
 	CHECK_EQ_U64(rtb_ctx_count(&ctx, "iterations", 10, 20, 30), 30);
 

@@ -316,6 +316,11 @@ uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quic
 /* Option lookups (exact key). */
 const char *rtb_ctx_option(const struct rtb_ctx *ctx, const char *key);
 bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key);
+/* An option whose value is one of a few words: the index of its value in
+ * words[0 .. nwords), 0 (the first word is the default) when the option is
+ * not given, -1 when its value is none of them. */
+int rtb_ctx_choice(const struct rtb_ctx *ctx, const char *key, const char *const *words,
+		   uint32_t nwords);
 /* True once the scenario's time budget is used up, or the host asked the
  * run to stop (rtb_port_stop_requested()). */
 bool rtb_ctx_expired(const struct rtb_ctx *ctx);
