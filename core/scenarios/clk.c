@@ -181,7 +181,7 @@ static uint64_t ns(uint64_t ticks)
 
 static void fmt_ticks(char *buf, size_t len, uint64_t ticks)
 {
-	rtb_clk_fmt_ns(buf, len, ns(ticks));
+	rtb_fmt_ns(buf, len, ns(ticks));
 }
 
 /* ---- clk.tick.duration ------------------------------------------------------ */
@@ -334,13 +334,8 @@ static int duration_results(struct rtb_ctx *ctx, const char *id, const struct ti
 	uint32_t small_raw = (uint32_t)RTB_MIN((uint64_t)ctx->raw_max, (uint64_t)a->tick);
 	if (rtb_recorder_init(&rl, &ml, (uint32_t)r->warm, (uint32_t)raw) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the raw series");
-	if (rtb_recorder_init(&rt, &mt, 0, small_raw) != RTB_OK) {
+	if (rtb_recorder_init_pair(&rt, &mt, &rp, &mp, 0, small_raw) != RTB_OK) {
 		rtb_recorder_free(&rl);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
-	if (rtb_recorder_init(&rp, &mp, 0, small_raw) != RTB_OK) {
-		rtb_recorder_free(&rl);
-		rtb_recorder_free(&rt);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
 	}
 	/* The loops were recorded before: place the maximum at the loop's
@@ -653,7 +648,7 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "tick period");
 	if (d->tick_period_ns != 0)
-		rtb_clk_fmt_ns(buf, sizeof(buf), d->tick_period_ns);
+		rtb_fmt_ns(buf, sizeof(buf), d->tick_period_ns);
 	else if (d->tickless)
 		rtb_fmt(buf, sizeof(buf), "tickless / high-resolution timers");
 	else
@@ -675,7 +670,7 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "sleep granularity (1 us sleep, median)");
 	if (st->measured)
-		rtb_clk_fmt_ns(buf, sizeof(buf), st->median_ns[SLEEP_1US]);
+		rtb_fmt_ns(buf, sizeof(buf), st->median_ns[SLEEP_1US]);
 	else
 		rtb_fmt(buf, sizeof(buf), "not measured");
 	rtb_json_str(j, buf);
@@ -703,7 +698,7 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "timer resolution");
 	if (os->resolution_ns != 0)
-		rtb_clk_fmt_ns(buf, sizeof(buf), os->resolution_ns);
+		rtb_fmt_ns(buf, sizeof(buf), os->resolution_ns);
 	else
 		rtb_fmt(buf, sizeof(buf), "not stated");
 	rtb_json_str(j, buf);
@@ -791,14 +786,14 @@ static int run_config(struct rtb_ctx *ctx)
 				     r.a.disturbed);
 	}
 	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns) && st.measured; k++) {
-		rtb_clk_fmt_ns(a_buf, sizeof(a_buf), sleep_requests_ns[k]);
-		rtb_clk_fmt_ns(b_buf, sizeof(b_buf), st.median_ns[k]);
-		rtb_clk_fmt_ns(c_buf, sizeof(c_buf), st.min_ns[k]);
+		rtb_fmt_ns(a_buf, sizeof(a_buf), sleep_requests_ns[k]);
+		rtb_fmt_ns(b_buf, sizeof(b_buf), st.median_ns[k]);
+		rtb_fmt_ns(c_buf, sizeof(c_buf), st.min_ns[k]);
 		rtb_verdict_evidence(&v, "sleep(%s): median %s, min %s over %llu sleeps", a_buf,
 				     b_buf, c_buf, (unsigned long long)st.count[k]);
 	}
 	if (d.tick_period_ns != 0) {
-		rtb_clk_fmt_ns(a_buf, sizeof(a_buf), d.tick_period_ns);
+		rtb_fmt_ns(a_buf, sizeof(a_buf), d.tick_period_ns);
 		rtb_verdict_evidence(&v, "tick period: %s (%llu Hz)%s", a_buf,
 				     (unsigned long long)((1000000000u + d.tick_period_ns / 2) /
 							  d.tick_period_ns),

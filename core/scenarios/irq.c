@@ -79,12 +79,6 @@ static void say_source(const char *id)
 		     info->irq_source);
 }
 
-/* Why rtb_ctx_expired() said so, for the warning that follows. */
-static const char *why_ended(void)
-{
-	return rtb_port_stop_requested() ? "stop requested" : "time budget reached";
-}
-
 /* xorshift64: delays that follow no pattern of the OS or of the loop. */
 static uint64_t rng_next(uint64_t *state)
 {
@@ -149,31 +143,132 @@ static int oneshot_options(struct rtb_ctx *ctx, const char *id, struct oneshot_o
 	return RTB_OK;
 }
 
-/* ---- IRQ-P-LAT and IRQ-P-DLT ---------------------------------------------- */
+/* ---- the one-shot harness (IRQ-P-LAT, IRQ-P-DLT, IRQ-P-TLT) ---------------- */
 
 /*
  * Between the busy thread and the handler that interrupts it (the same
  * thread on POSIX, an interrupt on the same CPU on an RTOS), ordering only
- * needs compiler barriers: atomic_signal_fence. The shared word holds 32
- * bits so that storing it is one indivisible write on every CPU; the
- * handler extends it with t_entry's high bits, exact for gaps below 2^32
- * ticks (over a second at GHz counters; the loop is bounded far below).
+ * needs compiler barriers: atomic_signal_fence.
  */
-struct lat_shared {
-	struct rtb_sem *go;
-	struct rtb_sem *done;
-	_Atomic uint32_t last_lo;	  /* busy: low bits of the latest counter value */
+struct oneshot_sync {
+	struct rtb_sem *go;		  /* controller to busy thread: run the loop */
+	struct rtb_sem *done;		  /* busy thread to controller: loop left */
 	_Atomic uint32_t spinning;	  /* busy: 1 while inside its loop */
 	_Atomic uint32_t handled;	  /* handler: its last store */
-	uint32_t h_last_lo;		  /* handler: last_lo at entry */
 	uint32_t h_spinning;		  /* handler: spinning at entry */
-	volatile uint64_t h_entry;	  /* handler: first counter read */
-	volatile uint64_t h_exit;	  /* handler: last counter read */
 	volatile uint64_t loop_end;	  /* controller: the loop's explicit end time */
 	volatile uint64_t loop_max_iters; /* controller: and its iteration bound */
-	volatile uint64_t ret_value;	  /* busy: first value > h_exit, 0 if none */
-	volatile uint64_t loop_first, loop_last, loop_iters;
 	volatile bool stop;
+};
+
+/* Samples tried, and those without an interrupt in the busy loop. */
+struct oneshot_counts {
+	uint64_t attempts;
+	uint64_t no_irq;  /* no interrupt within the window */
+	uint64_t outside; /* handler ran while the busy thread was not in its loop */
+};
+
+struct oneshot_run {
+	struct oneshot_sync *sync;
+	struct rtb_irq *irq;
+	struct oneshot_opts o;
+	uint64_t seed;
+	uint64_t window_ticks;
+	struct oneshot_counts c;
+};
+
+/* One sample: arm the interrupt after a random delay, release the busy
+ * thread into a loop that ends the window after that delay, and wait until
+ * it is back. *due is when the interrupt was due (counter ticks); *in_loop
+ * says whether it came during the loop (otherwise the sample is invalid and
+ * counted as such in run->c). */
+static int oneshot_sample(struct rtb_ctx *ctx, struct oneshot_run *run, uint64_t *due,
+			  bool *in_loop)
+{
+	struct oneshot_sync *s = run->sync;
+	uint64_t delay = rng_between(&run->seed, run->o.delay_min_ns, run->o.delay_max_ns);
+	uint64_t delay_ticks = rtb_ns_to_ticks(delay);
+
+	atomic_store_explicit(&s->handled, 0, memory_order_relaxed);
+	s->h_spinning = 0;
+	run->c.attempts++;
+
+	uint64_t t_arm = rtb_port_counter_read();
+	s->loop_end = t_arm + delay_ticks + run->window_ticks;
+	s->loop_max_iters = (delay_ticks + run->window_ticks) * 4 + 1000000u;
+	int rc = rtb_port_irq_fire(run->irq, delay);
+	if (rc != RTB_OK)
+		return rtb_ctx_fail(ctx, rc, "arming the interrupt failed: %s",
+				    rtb_port_strerror(rc));
+	rtb_port_sem_signal(s->go);
+	rc = rtb_port_sem_timedwait(s->done, delay + run->o.window_ns + 1000000000u);
+	if (rc != RTB_OK) {
+		rtb_port_irq_stop(run->irq, NULL);
+		return rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
+	}
+	*due = t_arm + delay_ticks;
+	*in_loop = false;
+	if (!atomic_load_explicit(&s->handled, memory_order_relaxed)) {
+		/* disarm, and let a late one arrive before the next sample */
+		rtb_port_irq_stop(run->irq, NULL);
+		run->c.no_irq++;
+	} else if (!s->h_spinning) {
+		run->c.outside++;
+	} else {
+		*in_loop = true;
+	}
+	return RTB_OK;
+}
+
+/* Stop the source, end the busy thread, delete what was created. */
+static void oneshot_teardown(struct oneshot_sync *s, struct rtb_irq *irq, struct rtb_thread *busy)
+{
+	if (irq != NULL) {
+		rtb_port_irq_stop(irq, NULL);
+		rtb_port_irq_delete(irq);
+	}
+	s->stop = true;
+	if (busy != NULL) {
+		rtb_port_sem_signal(s->go);
+		rtb_port_thread_delete(busy);
+	}
+	if (s->go != NULL)
+		rtb_port_sem_delete(s->go);
+	if (s->done != NULL)
+		rtb_port_sem_delete(s->done);
+}
+
+/* The rows both "conditions" tables have: the delays, the pause, and the
+ * samples tried and lost for want of an interrupt in the loop. */
+static void oneshot_condition_rows(struct rtb_json *j, const struct oneshot_run *run)
+{
+	cond_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
+		 (unsigned long long)run->o.delay_min_ns, (unsigned long long)run->o.delay_max_ns);
+	cond_row(j, "pause between samples", "ns", "%llu", (unsigned long long)run->o.gap_ns);
+	cond_row(j, "samples attempted (with warm-up)", "count", "%llu",
+		 (unsigned long long)run->c.attempts);
+	cond_row(j, "invalid: no interrupt within the window", "count", "%llu",
+		 (unsigned long long)run->c.no_irq);
+	cond_row(j, "invalid: interrupt outside the busy loop", "count", "%llu",
+		 (unsigned long long)run->c.outside);
+}
+
+/* ---- IRQ-P-LAT and IRQ-P-DLT ---------------------------------------------- */
+
+/*
+ * The shared word holds 32 bits so that storing it is one indivisible write
+ * on every CPU; the handler extends it with t_entry's high bits, exact for
+ * gaps below 2^32 ticks (over a second at GHz counters; the loop is bounded
+ * far below).
+ */
+struct lat_shared {
+	struct oneshot_sync sync;
+	_Atomic uint32_t last_lo;    /* busy: low bits of the latest counter value */
+	uint32_t h_last_lo;	     /* handler: last_lo at entry */
+	volatile uint64_t h_entry;   /* handler: first counter read */
+	volatile uint64_t h_exit;    /* handler: last counter read */
+	volatile uint64_t ret_value; /* busy: first value > h_exit, 0 if none */
+	volatile uint64_t loop_first, loop_last, loop_iters;
 };
 
 static void lat_handler(void *arg)
@@ -182,32 +277,33 @@ static void lat_handler(void *arg)
 	uint64_t t_entry = rtb_port_counter_read();
 
 	sh->h_last_lo = atomic_load_explicit(&sh->last_lo, memory_order_relaxed);
-	sh->h_spinning = atomic_load_explicit(&sh->spinning, memory_order_relaxed);
+	sh->sync.h_spinning = atomic_load_explicit(&sh->sync.spinning, memory_order_relaxed);
 	sh->h_entry = t_entry;
 	uint64_t t_exit = rtb_port_counter_read();
 	sh->h_exit = t_exit;
 	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&sh->handled, 1, memory_order_relaxed);
+	atomic_store_explicit(&sh->sync.handled, 1, memory_order_relaxed);
 }
 
 static void lat_busy_main(void *arg)
 {
 	struct lat_shared *sh = arg;
+	struct oneshot_sync *s = &sh->sync;
 
 	for (;;) {
-		if (rtb_port_sem_wait(sh->go) != RTB_OK || sh->stop)
+		if (rtb_port_sem_wait(s->go) != RTB_OK || s->stop)
 			return;
-		uint64_t end = sh->loop_end, max_iters = sh->loop_max_iters;
+		uint64_t end = s->loop_end, max_iters = s->loop_max_iters;
 		uint64_t v = rtb_port_counter_read(), first = v, ret = 0, n;
 
 		atomic_store_explicit(&sh->last_lo, (uint32_t)v, memory_order_relaxed);
 		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(&sh->spinning, 1, memory_order_relaxed);
+		atomic_store_explicit(&s->spinning, 1, memory_order_relaxed);
 		atomic_signal_fence(memory_order_seq_cst);
 		for (n = 0; n < max_iters; n++) {
 			v = rtb_port_counter_read();
 			atomic_store_explicit(&sh->last_lo, (uint32_t)v, memory_order_relaxed);
-			if (atomic_load_explicit(&sh->handled, memory_order_relaxed)) {
+			if (atomic_load_explicit(&s->handled, memory_order_relaxed)) {
 				atomic_signal_fence(memory_order_seq_cst);
 				/* A value read before the interrupt may be stored
 				 * after it: only a later one is the return. */
@@ -220,22 +316,22 @@ static void lat_busy_main(void *arg)
 				break;
 		}
 		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(&sh->spinning, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->spinning, 0, memory_order_relaxed);
 		sh->ret_value = ret;
 		sh->loop_first = first;
 		sh->loop_last = v;
 		sh->loop_iters = n;
-		rtb_port_sem_signal(sh->done);
+		rtb_port_sem_signal(s->done);
 	}
 }
 
 /* Let the busy thread spin for `ns` without interrupt; its mean period. */
 static int lat_loop_period(struct lat_shared *sh, uint64_t ns, uint64_t *period_ticks)
 {
-	sh->loop_end = rtb_port_counter_read() + rtb_ns_to_ticks(ns);
-	sh->loop_max_iters = rtb_ns_to_ticks(ns) * 4 + 1000000u;
-	rtb_port_sem_signal(sh->go);
-	int rc = rtb_port_sem_timedwait(sh->done, ns + 1000000000u);
+	sh->sync.loop_end = rtb_port_counter_read() + rtb_ns_to_ticks(ns);
+	sh->sync.loop_max_iters = rtb_ns_to_ticks(ns) * 4 + 1000000u;
+	rtb_port_sem_signal(sh->sync.go);
+	int rc = rtb_port_sem_timedwait(sh->sync.done, ns + 1000000000u);
 	if (rc != RTB_OK)
 		return rc;
 	uint64_t iters = sh->loop_iters > 0 ? sh->loop_iters : 1;
@@ -243,16 +339,14 @@ static int lat_loop_period(struct lat_shared *sh, uint64_t ns, uint64_t *period_
 	return RTB_OK;
 }
 
+/* Samples invalid for reasons of their own (beyond struct oneshot_counts). */
 struct lat_counts {
-	uint64_t attempts;
-	uint64_t no_irq;		/* no interrupt in the window */
-	uint64_t outside;		/* handler ran while the busy thread was not in its loop */
 	uint64_t not_running;		/* last value older than the earliest due time */
 	uint64_t not_running_max_ticks; /* their largest handler entry after the due time */
 	uint64_t no_return;		/* loop ended before a value after the handler */
 };
 
-static void lat_conditions(const struct oneshot_opts *o, uint64_t loop_ticks,
+static void lat_conditions(const struct oneshot_run *run, uint64_t loop_ticks,
 			   uint64_t tolerance_ticks, const struct lat_counts *c)
 {
 	struct rtb_json *j =
@@ -264,15 +358,7 @@ static void lat_conditions(const struct oneshot_opts *o, uint64_t loop_ticks,
 		 (unsigned long long)loop_ticks);
 	cond_row(j, "was-running check: last write may precede the due time by up to", "ticks",
 		 "%llu", (unsigned long long)tolerance_ticks);
-	cond_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
-		 (unsigned long long)o->delay_min_ns, (unsigned long long)o->delay_max_ns);
-	cond_row(j, "pause between samples", "ns", "%llu", (unsigned long long)o->gap_ns);
-	cond_row(j, "samples attempted (with warm-up)", "count", "%llu",
-		 (unsigned long long)c->attempts);
-	cond_row(j, "invalid: no interrupt within the window", "count", "%llu",
-		 (unsigned long long)c->no_irq);
-	cond_row(j, "invalid: interrupt outside the busy loop", "count", "%llu",
-		 (unsigned long long)c->outside);
+	oneshot_condition_rows(j, run);
 	cond_row(j, "invalid (latency): busy thread not running when the interrupt was due",
 		 "count", "%llu", (unsigned long long)c->not_running);
 	cond_row(j, "largest handler entry after the due time among those", "ticks", "%llu",
@@ -298,34 +384,28 @@ static int run_latency(struct rtb_ctx *ctx)
 		.title = "Interrupt return: handler exit to the interrupted thread's "
 			 "next write",
 		.unit = "ticks"};
-	struct oneshot_opts o;
+	struct oneshot_run run = {.seed = rng_seed()};
 	struct lat_counts c = {0};
 	struct rtb_recorder rl, rr;
 	struct lat_shared *sh = NULL;
 	struct rtb_thread *busy = NULL;
-	struct rtb_irq *irq = NULL;
-	bool rl_ok = false, rr_ok = false;
-	uint64_t loop_ticks = 0, seed = rng_seed();
-	int rc = oneshot_options(ctx, id, &o);
+	uint64_t loop_ticks = 0;
+	int rc = oneshot_options(ctx, id, &run.o);
 
 	if (rc != RTB_OK)
 		return rc;
-	uint32_t warm = rtb_warmup_for(o.iterations);
+	uint32_t warm = rtb_warmup_for(run.o.iterations);
 	say_source(id);
 	sh = rtb_port_mem_alloc(sizeof(*sh));
 	if (sh == NULL)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rtb_memset(sh, 0, sizeof(*sh));
-	rc = rtb_recorder_init(&rl, &ml, warm, ctx->raw_max);
-	rl_ok = rc == RTB_OK;
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
-		rr_ok = rc == RTB_OK;
-	}
+	run.sync = &sh->sync;
+	rc = rtb_recorder_init_pair(&rl, &ml, &rr, &mr, warm, ctx->raw_max);
 	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&sh->go, 0);
+		rc = rtb_port_sem_create(&sh->sync.go, 0);
 	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&sh->done, 0);
+		rc = rtb_port_sem_create(&sh->sync.done, 0);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "setup failed: %s", rtb_port_strerror(rc));
 		goto out;
@@ -333,7 +413,7 @@ static int run_latency(struct rtb_ctx *ctx)
 	struct rtb_thread_attr ba = {.name = "irq-busy", .prio = 1};
 	rc = rtb_port_thread_create(&busy, &ba, lat_busy_main, sh);
 	if (rc == RTB_OK)
-		rc = rtb_port_irq_create(&irq, busy, lat_handler, sh);
+		rc = rtb_port_irq_create(&run.irq, busy, lat_handler, sh);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "cannot create the busy thread or the interrupt source: %s",
 			     rtb_port_strerror(rc));
@@ -348,52 +428,23 @@ static int run_latency(struct rtb_ctx *ctx)
 	 * interrupt, store), and on a virtual machine the hypervisor may stop
 	 * the guest a little before the interrupt is due (its timer path runs
 	 * early): only a gap beyond early_ns means another thread ran. */
-	uint64_t tolerance = RTB_MAX(4 * loop_ticks + 1, rtb_ns_to_ticks(o.early_ns));
-	uint64_t window_ticks = rtb_ns_to_ticks(o.window_ns);
+	uint64_t tolerance = RTB_MAX(4 * loop_ticks + 1, rtb_ns_to_ticks(run.o.early_ns));
+	run.window_ticks = rtb_ns_to_ticks(run.o.window_ns);
 
-	for (uint64_t i = 0; i < o.iterations + warm; i++) {
-		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
-				     (unsigned long long)i,
-				     (unsigned long long)(o.iterations + warm));
+	for (uint64_t i = 0; i < run.o.iterations + warm; i++) {
+		if (rtb_ctx_expired_after(ctx, i, run.o.iterations + warm, "samples"))
 			break;
-		}
-		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
-		uint64_t delay_ticks = rtb_ns_to_ticks(delay);
-		atomic_store_explicit(&sh->handled, 0, memory_order_relaxed);
-		sh->h_spinning = 0;
-		c.attempts++;
-
-		uint64_t t_arm = rtb_port_counter_read();
-		sh->loop_end = t_arm + delay_ticks + window_ticks;
-		sh->loop_max_iters = (delay_ticks + window_ticks) * 4 + 1000000u;
-		rc = rtb_port_irq_fire(irq, delay);
-		if (rc != RTB_OK) {
-			rtb_ctx_fail(ctx, rc, "arming the interrupt failed: %s",
-				     rtb_port_strerror(rc));
+		uint64_t due;
+		bool in_loop;
+		rc = oneshot_sample(ctx, &run, &due, &in_loop);
+		if (rc != RTB_OK)
 			break;
-		}
-		rtb_port_sem_signal(sh->go);
-		rc = rtb_port_sem_timedwait(sh->done, delay + o.window_ns + 1000000000u);
-		if (rc != RTB_OK) {
-			rtb_port_irq_stop(irq, NULL);
-			rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
-			break;
-		}
-		if (!atomic_load_explicit(&sh->handled, memory_order_relaxed)) {
-			/* disarm, and let a late one arrive before the next sample */
-			rtb_port_irq_stop(irq, NULL);
-			c.no_irq++;
-			rtb_recorder_add_invalid(&rl);
-			rtb_recorder_add_invalid(&rr);
-		} else if (!sh->h_spinning) {
-			c.outside++;
+		if (!in_loop) {
 			rtb_recorder_add_invalid(&rl);
 			rtb_recorder_add_invalid(&rr);
 		} else {
 			uint64_t entry = sh->h_entry;
 			uint64_t last = entry - (uint32_t)((uint32_t)entry - sh->h_last_lo);
-			uint64_t due = t_arm + delay_ticks;
 			if (last + tolerance < due) {
 				c.not_running++;
 				if (entry > due)
@@ -410,33 +461,19 @@ static int run_latency(struct rtb_ctx *ctx)
 				rtb_recorder_add_invalid(&rr);
 			}
 		}
-		if (o.gap_ns > 0)
-			rtb_port_sleep_ns(o.gap_ns);
+		if (run.o.gap_ns > 0)
+			rtb_port_sleep_ns(run.o.gap_ns);
 	}
 	if (rc == RTB_OK) {
 		rtb_emit_result(&rl);
 		rtb_emit_result(&rr);
-		lat_conditions(&o, loop_ticks, tolerance, &c);
+		lat_conditions(&run, loop_ticks, tolerance, &c);
 	}
 
 out:
-	if (irq != NULL) {
-		rtb_port_irq_stop(irq, NULL);
-		rtb_port_irq_delete(irq);
-	}
-	if (busy != NULL) {
-		sh->stop = true;
-		rtb_port_sem_signal(sh->go);
-		rtb_port_thread_delete(busy);
-	}
-	if (sh->go != NULL)
-		rtb_port_sem_delete(sh->go);
-	if (sh->done != NULL)
-		rtb_port_sem_delete(sh->done);
-	if (rl_ok)
-		rtb_recorder_free(&rl);
-	if (rr_ok)
-		rtb_recorder_free(&rr);
+	oneshot_teardown(&sh->sync, run.irq, busy);
+	rtb_recorder_free(&rl);
+	rtb_recorder_free(&rr);
 	rtb_port_mem_free(sh);
 	return rc;
 }
@@ -455,34 +492,27 @@ const struct rtb_scenario rtb_scn_irq_latency = {
 /* ---- IRQ-P-TLT ------------------------------------------------------------- */
 
 struct tlt_shared {
-	struct rtb_sem *go;
-	struct rtb_sem *done;
+	struct oneshot_sync sync;
 	struct rtb_sem *wake;
-	_Atomic uint32_t spinning;	  /* busy: 1 while inside its loop */
-	_Atomic uint32_t handled;	  /* handler: its last store */
-	uint32_t h_spinning;		  /* handler: spinning at entry */
-	int h_rc;			  /* handler: what the wake call returned */
-	volatile uint64_t t_signal;	  /* handler: just before the wake call */
-	volatile uint64_t t_run;	  /* woken thread: first action */
-	volatile uint32_t woken;	  /* woken thread: wake-ups */
-	volatile uint32_t woken_before;	  /* controller: woken when the sample began */
-	volatile uint64_t loop_end;	  /* controller: the loop's explicit end */
-	volatile uint64_t loop_max_iters; /* controller: and its iteration bound */
-	volatile bool stop;
+	int h_rc;			/* handler: what the wake call returned */
+	volatile uint64_t t_signal;	/* handler: just before the wake call */
+	volatile uint64_t t_run;	/* woken thread: first action */
+	volatile uint32_t woken;	/* woken thread: wake-ups */
+	volatile uint32_t woken_before; /* controller: woken when the sample began */
 };
 
 static void tlt_handler(void *arg)
 {
 	struct tlt_shared *sh = arg;
 
-	sh->h_spinning = atomic_load_explicit(&sh->spinning, memory_order_relaxed);
+	sh->sync.h_spinning = atomic_load_explicit(&sh->sync.spinning, memory_order_relaxed);
 	uint64_t t = rtb_port_counter_read();
 	/* The woken thread may run before this call returns: it does not
 	 * need t_signal, the controller reads it afterwards. */
 	sh->h_rc = rtb_port_sem_signal_from_irq(sh->wake);
 	sh->t_signal = t;
 	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&sh->handled, 1, memory_order_relaxed);
+	atomic_store_explicit(&sh->sync.handled, 1, memory_order_relaxed);
 }
 
 static void tlt_high_main(void *arg)
@@ -492,7 +522,7 @@ static void tlt_high_main(void *arg)
 	for (;;) {
 		int rc = rtb_port_sem_wait(sh->wake);
 		uint64_t t = rtb_port_counter_read();
-		if (rc != RTB_OK || sh->stop)
+		if (rc != RTB_OK || sh->sync.stop)
 			return;
 		sh->t_run = t;
 		sh->woken++;
@@ -502,36 +532,30 @@ static void tlt_high_main(void *arg)
 static void tlt_busy_main(void *arg)
 {
 	struct tlt_shared *sh = arg;
+	struct oneshot_sync *s = &sh->sync;
 
 	for (;;) {
-		if (rtb_port_sem_wait(sh->go) != RTB_OK || sh->stop)
+		if (rtb_port_sem_wait(s->go) != RTB_OK || s->stop)
 			return;
-		uint64_t end = sh->loop_end, max_iters = sh->loop_max_iters;
+		uint64_t end = s->loop_end, max_iters = s->loop_max_iters;
 		uint32_t before = sh->woken_before;
 
-		atomic_store_explicit(&sh->spinning, 1, memory_order_relaxed);
+		atomic_store_explicit(&s->spinning, 1, memory_order_relaxed);
 		atomic_signal_fence(memory_order_seq_cst);
 		for (uint64_t n = 0; n < max_iters; n++) {
-			if (atomic_load_explicit(&sh->handled, memory_order_relaxed) &&
+			if (atomic_load_explicit(&s->handled, memory_order_relaxed) &&
 			    sh->woken != before)
 				break;
 			if (rtb_port_counter_read() >= end)
 				break;
 		}
 		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(&sh->spinning, 0, memory_order_relaxed);
-		rtb_port_sem_signal(sh->done);
+		atomic_store_explicit(&s->spinning, 0, memory_order_relaxed);
+		rtb_port_sem_signal(s->done);
 	}
 }
 
-struct tlt_counts {
-	uint64_t attempts;
-	uint64_t no_irq;
-	uint64_t outside;
-	uint64_t no_wake; /* the waiting thread did not run exactly once */
-};
-
-static void tlt_conditions(const struct oneshot_opts *o, int high_prio, const struct tlt_counts *c)
+static void tlt_conditions(const struct oneshot_run *run, int high_prio, uint64_t no_wake)
 {
 	struct rtb_json *j = rtb_table_begin("irq.to_thread", "conditions",
 					     "How irq.to_thread was measured", cond_cols, 3);
@@ -539,17 +563,9 @@ static void tlt_conditions(const struct oneshot_opts *o, int high_prio, const st
 	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
 	cond_row(j, "woken thread priority (highest a scenario may use)", "", "%d", high_prio);
 	cond_row(j, "interrupted (busy) thread priority", "", "1");
-	cond_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
-		 (unsigned long long)o->delay_min_ns, (unsigned long long)o->delay_max_ns);
-	cond_row(j, "pause between samples", "ns", "%llu", (unsigned long long)o->gap_ns);
-	cond_row(j, "samples attempted (with warm-up)", "count", "%llu",
-		 (unsigned long long)c->attempts);
-	cond_row(j, "invalid: no interrupt within the window", "count", "%llu",
-		 (unsigned long long)c->no_irq);
-	cond_row(j, "invalid: interrupt outside the busy loop", "count", "%llu",
-		 (unsigned long long)c->outside);
+	oneshot_condition_rows(j, run);
 	cond_row(j, "invalid: the waiting thread did not run exactly once", "count", "%llu",
-		 (unsigned long long)c->no_wake);
+		 (unsigned long long)no_wake);
 	rtb_table_end(j);
 }
 
@@ -563,33 +579,30 @@ static int run_to_thread(struct rtb_ctx *ctx)
 			       .title = "Wake call in the interrupt handler until the woken "
 					"highest-priority thread runs",
 			       .unit = "ticks"};
-	struct oneshot_opts o;
-	struct tlt_counts c = {0};
+	struct oneshot_run run = {.seed = rng_seed()};
+	uint64_t no_wake = 0; /* the waiting thread did not run exactly once */
 	struct rtb_recorder r;
 	struct tlt_shared *sh = NULL;
 	struct rtb_thread *busy = NULL, *high = NULL;
-	struct rtb_irq *irq = NULL;
-	bool r_ok = false;
-	uint64_t seed = rng_seed();
 	int rc;
 
 	if (info->prio_max < 2)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
-	rc = oneshot_options(ctx, id, &o);
+	rc = oneshot_options(ctx, id, &run.o);
 	if (rc != RTB_OK)
 		return rc;
-	uint32_t warm = rtb_warmup_for(o.iterations);
+	uint32_t warm = rtb_warmup_for(run.o.iterations);
 	say_source(id);
 	sh = rtb_port_mem_alloc(sizeof(*sh));
 	if (sh == NULL)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rtb_memset(sh, 0, sizeof(*sh));
+	run.sync = &sh->sync;
 	rc = rtb_recorder_init(&r, &m, warm, ctx->raw_max);
-	r_ok = rc == RTB_OK;
 	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&sh->go, 0);
+		rc = rtb_port_sem_create(&sh->sync.go, 0);
 	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&sh->done, 0);
+		rc = rtb_port_sem_create(&sh->sync.done, 0);
 	if (rc == RTB_OK)
 		rc = rtb_port_sem_create(&sh->wake, 0);
 	if (rc != RTB_OK) {
@@ -602,87 +615,49 @@ static int run_to_thread(struct rtb_ctx *ctx)
 	if (rc == RTB_OK)
 		rc = rtb_port_thread_create(&busy, &ba, tlt_busy_main, sh);
 	if (rc == RTB_OK)
-		rc = rtb_port_irq_create(&irq, busy, tlt_handler, sh);
+		rc = rtb_port_irq_create(&run.irq, busy, tlt_handler, sh);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "cannot create the threads or the interrupt source: %s",
 			     rtb_port_strerror(rc));
 		goto out;
 	}
-	uint64_t window_ticks = rtb_ns_to_ticks(o.window_ns);
+	run.window_ticks = rtb_ns_to_ticks(run.o.window_ns);
 
-	for (uint64_t i = 0; i < o.iterations + warm; i++) {
-		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning", "%s after %llu of %llu samples", why_ended(),
-				     (unsigned long long)i,
-				     (unsigned long long)(o.iterations + warm));
+	for (uint64_t i = 0; i < run.o.iterations + warm; i++) {
+		if (rtb_ctx_expired_after(ctx, i, run.o.iterations + warm, "samples"))
 			break;
-		}
-		uint64_t delay = rng_between(&seed, o.delay_min_ns, o.delay_max_ns);
-		uint64_t delay_ticks = rtb_ns_to_ticks(delay);
 		uint32_t woken_before = sh->woken;
 		sh->woken_before = woken_before;
-		atomic_store_explicit(&sh->handled, 0, memory_order_relaxed);
-		sh->h_spinning = 0;
-		c.attempts++;
-
-		sh->loop_end = rtb_port_counter_read() + delay_ticks + window_ticks;
-		sh->loop_max_iters = (delay_ticks + window_ticks) * 4 + 1000000u;
-		rc = rtb_port_irq_fire(irq, delay);
-		if (rc != RTB_OK) {
-			rtb_ctx_fail(ctx, rc, "arming the interrupt failed: %s",
-				     rtb_port_strerror(rc));
+		uint64_t due;
+		bool in_loop;
+		rc = oneshot_sample(ctx, &run, &due, &in_loop);
+		if (rc != RTB_OK)
 			break;
-		}
-		rtb_port_sem_signal(sh->go);
-		rc = rtb_port_sem_timedwait(sh->done, delay + o.window_ns + 1000000000u);
-		if (rc != RTB_OK) {
-			rtb_port_irq_stop(irq, NULL);
-			rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
-			break;
-		}
-		if (!atomic_load_explicit(&sh->handled, memory_order_relaxed)) {
-			rtb_port_irq_stop(irq, NULL);
-			c.no_irq++;
-			rtb_recorder_add_invalid(&r);
-		} else if (!sh->h_spinning) {
-			c.outside++;
+		if (!in_loop) {
 			rtb_recorder_add_invalid(&r);
 		} else if (sh->h_rc != RTB_OK || sh->woken != woken_before + 1) {
-			c.no_wake++;
+			no_wake++;
 			rtb_recorder_add_invalid(&r);
 		} else {
 			rtb_recorder_add_interval(&r, sh->t_signal, sh->t_run);
 		}
-		if (o.gap_ns > 0)
-			rtb_port_sleep_ns(o.gap_ns);
+		if (run.o.gap_ns > 0)
+			rtb_port_sleep_ns(run.o.gap_ns);
 	}
 	if (rc == RTB_OK) {
 		rtb_emit_result(&r);
-		tlt_conditions(&o, info->prio_max, &c);
+		tlt_conditions(&run, info->prio_max, no_wake);
 	}
 
 out:
-	if (irq != NULL) {
-		rtb_port_irq_stop(irq, NULL);
-		rtb_port_irq_delete(irq);
-	}
-	sh->stop = true;
-	if (busy != NULL) {
-		rtb_port_sem_signal(sh->go);
-		rtb_port_thread_delete(busy);
-	}
+	oneshot_teardown(&sh->sync, run.irq, busy);
 	if (high != NULL) {
 		rtb_port_sem_signal(sh->wake);
 		rtb_port_thread_delete(high);
 	}
-	if (sh->go != NULL)
-		rtb_port_sem_delete(sh->go);
-	if (sh->done != NULL)
-		rtb_port_sem_delete(sh->done);
 	if (sh->wake != NULL)
 		rtb_port_sem_delete(sh->wake);
-	if (r_ok)
-		rtb_recorder_free(&r);
+	rtb_recorder_free(&r);
 	rtb_port_mem_free(sh);
 	return rc;
 }
@@ -962,7 +937,7 @@ static int run_sustained(struct rtb_ctx *ctx)
 		if (!complete) {
 			rtb_emit_log(id, "warning",
 				     "%s during a phase at %llu ns; that row is incomplete",
-				     why_ended(), (unsigned long long)period);
+				     rtb_ctx_expired_cause(ctx), (unsigned long long)period);
 			rtb_irq_search_abort(&s);
 			break;
 		}

@@ -30,7 +30,6 @@
  * mem.behavior.leak.leak_bytes=N makes the loop under test leak N bytes
  * per loop (the verdict must then fail).
  */
-#include "rtb/check_clk.h" /* rtb_clk_fmt_ns */
 #include "rtb/check_mem.h"
 #include "rtb/core.h"
 
@@ -52,15 +51,13 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 	struct rtb_recorder ra, rf;
 	uint32_t warm = rtb_warmup_for(n);
 	uint64_t failed = 0;
+	char blocks[32];
 
+	rtb_fmt(blocks, sizeof(blocks), "blocks of %u bytes", bytes);
 	rtb_metric_param(&ma, "bytes", bytes);
 	rtb_metric_param(&mf, "bytes", bytes);
-	if (rtb_recorder_init(&ra, &ma, warm, ctx->raw_max) != RTB_OK)
+	if (rtb_recorder_init_pair(&ra, &ma, &rf, &mf, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	if (rtb_recorder_init(&rf, &mf, warm, ctx->raw_max) != RTB_OK) {
-		rtb_recorder_free(&ra);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
 	for (uint64_t i = 0; i < n + warm; i++) {
 		uint64_t t0 = rtb_port_counter_read();
 		void *p = rtb_port_mem_alloc(bytes);
@@ -75,13 +72,8 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 		uint64_t t2 = rtb_port_counter_read();
 		rtb_recorder_add_interval(&ra, t0, t1);
 		rtb_recorder_add_interval(&rf, t1, t2);
-		if ((i & 1023) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log("mem.alloc", "warning",
-				     "time budget reached after %llu of %llu blocks of %u bytes",
-				     (unsigned long long)i + 1, (unsigned long long)(n + warm),
-				     bytes);
+		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, blocks))
 			break;
-		}
 	}
 	if (failed > 0)
 		rtb_emit_log("mem.alloc", "warning", "%llu allocations of %u bytes failed",
@@ -518,7 +510,7 @@ static int run_leak(struct rtb_ctx *ctx)
 			(unsigned long long)r.loops + 1, r.failed_step,
 			rtb_port_strerror(r.failure));
 	}
-	rtb_clk_fmt_ns(buf, sizeof(buf), rtb_ticks_to_ns(r.elapsed_ticks));
+	rtb_fmt_ns(buf, sizeof(buf), rtb_ticks_to_ns(r.elapsed_ticks));
 	rtb_verdict_evidence(&v,
 			     "%llu loops in %s, each creating and deleting a semaphore, a thread, "
 			     "%s%s%s",

@@ -46,6 +46,10 @@
 #define PRIO_M 2
 #define PRIO_H 3
 
+static const struct rtb_thread_attr attr_h = {.name = "mut-high", .prio = PRIO_H};
+static const struct rtb_thread_attr attr_m = {.name = "mut-medium", .prio = PRIO_M};
+static const struct rtb_thread_attr attr_l = {.name = "mut-low", .prio = PRIO_L};
+
 struct pi_shared {
 	struct rtb_mutex *mutex;
 	struct rtb_thread *l, *m, *h;
@@ -56,7 +60,7 @@ struct pi_shared {
 	volatile bool stop;
 	uint64_t m_spin_ticks; /* B only: how long M stays busy */
 	uint64_t l_spin_ticks; /* B only: how long L holds the mutex after readying M */
-	/* P only: timestamps of one iteration */
+	/* timestamps of one iteration (only P uses them) */
 	volatile uint64_t t_h_lock, t_l_run, t_l_unlock, t_h_acquired;
 };
 
@@ -70,49 +74,39 @@ static void mark(struct pi_shared *sh, uint32_t *event)
 	*(volatile uint32_t *)event = n;
 }
 
-static void spin_for(uint64_t ticks)
-{
-	uint64_t end = rtb_port_counter_read() + ticks;
-
-	while ((int64_t)(rtb_port_counter_read() - end) < 0)
-		rtb_port_cpu_relax();
-}
-
 static const char *protocol_name(enum rtb_mutex_protocol p)
 {
 	return p == RTB_MUTEX_INHERIT ? "inherit" : p == RTB_MUTEX_CEILING ? "ceiling" : "none";
 }
 
+/* The option `key`: inherit (default), none, or also ceiling. */
 static bool parse_protocol(const struct rtb_ctx *ctx, const char *key, bool ceiling_ok,
 			   enum rtb_mutex_protocol *out)
 {
-	const char *v = rtb_ctx_option(ctx, key);
+	static const char *const words[] = {"inherit", "none", "ceiling"};
+	static const enum rtb_mutex_protocol protocols[] = {RTB_MUTEX_INHERIT, RTB_MUTEX_NONE,
+							    RTB_MUTEX_CEILING};
+	int k = rtb_ctx_choice(ctx, key, words, ceiling_ok ? 3 : 2);
 
-	*out = RTB_MUTEX_INHERIT;
-	if (v == NULL || rtb_strcmp(v, "inherit") == 0)
-		return true;
-	if (rtb_strcmp(v, "none") == 0) {
-		*out = RTB_MUTEX_NONE;
-		return true;
-	}
-	if (ceiling_ok && rtb_strcmp(v, "ceiling") == 0) {
-		*out = RTB_MUTEX_CEILING;
-		return true;
-	}
-	return false;
+	*out = protocols[k < 0 ? 0 : k];
+	return k >= 0;
 }
 
-/* Sleep in small steps until *counter reaches want; false after timeout. */
-static bool wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns)
+/* H's part of the sequence in both B and P: request the mutex L holds,
+ * take it, release it. */
+static void h_request_release(struct pi_shared *sh)
 {
-	uint64_t end = rtb_port_time_ns() + timeout_ns;
-
-	while (*counter < want) {
-		if (rtb_port_time_ns() >= end)
-			return false;
-		rtb_port_sleep_ns(100000);
+	mark(sh, &sh->ev.h_request);
+	sh->t_h_lock = rtb_port_counter_read();
+	int rc = rtb_port_mutex_lock(sh->mutex);
+	sh->t_h_acquired = rtb_port_counter_read();
+	if (rc == RTB_OK) {
+		mark(sh, &sh->ev.h_acquired);
+		rtb_port_mutex_unlock(sh->mutex);
+		mark(sh, &sh->ev.h_released);
+	} else {
+		sh->rc = rc;
 	}
-	return true;
 }
 
 /* ---- MUT-B-ARC ---------------------------------------------------------- */
@@ -122,17 +116,8 @@ static void b_high(void *arg)
 	struct pi_shared *sh = arg;
 
 	rtb_port_thread_suspend_self();
-	if (!sh->stop) {
-		mark(sh, &sh->ev.h_request);
-		int rc = rtb_port_mutex_lock(sh->mutex);
-		if (rc == RTB_OK) {
-			mark(sh, &sh->ev.h_acquired);
-			rtb_port_mutex_unlock(sh->mutex);
-			mark(sh, &sh->ev.h_released);
-		} else {
-			sh->rc = rc;
-		}
-	}
+	if (!sh->stop)
+		h_request_release(sh);
 	sh->h_done++;
 }
 
@@ -143,7 +128,7 @@ static void b_medium(void *arg)
 	rtb_port_thread_suspend_self();
 	if (!sh->stop) {
 		mark(sh, &sh->ev.m_ran);
-		spin_for(sh->m_spin_ticks);
+		rtb_spin_ticks(sh->m_spin_ticks);
 	}
 	sh->m_done++;
 }
@@ -159,7 +144,7 @@ static void b_low(void *arg)
 		rtb_port_thread_resume(sh->h);
 		mark(sh, &sh->ev.m_ready);
 		rtb_port_thread_resume(sh->m);
-		spin_for(sh->l_spin_ticks);
+		rtb_spin_ticks(sh->l_spin_ticks);
 		mark(sh, &sh->ev.l_unlock);
 		rtb_port_mutex_unlock(sh->mutex);
 	} else {
@@ -171,9 +156,6 @@ static void b_low(void *arg)
 /* One run of the L/M/H sequence on a fresh mutex of the given protocol. */
 static int b_run(struct pi_shared *sh, enum rtb_mutex_protocol protocol, struct rtb_mut_pi_obs *obs)
 {
-	struct rtb_thread_attr ah = {.name = "mut-high", .prio = PRIO_H};
-	struct rtb_thread_attr am = {.name = "mut-medium", .prio = PRIO_M};
-	struct rtb_thread_attr al = {.name = "mut-low", .prio = PRIO_L};
 	uint64_t m_spin = sh->m_spin_ticks, l_spin = sh->l_spin_ticks;
 	int rc;
 
@@ -184,23 +166,23 @@ static int b_run(struct pi_shared *sh, enum rtb_mutex_protocol protocol, struct 
 	rc = rtb_port_mutex_create(&sh->mutex, protocol, PRIO_H);
 	if (rc != RTB_OK)
 		return rc;
-	rc = rtb_port_thread_create(&sh->h, &ah, b_high, sh);
+	rc = rtb_port_thread_create(&sh->h, &attr_h, b_high, sh);
 	if (rc == RTB_OK) {
-		rc = rtb_port_thread_create(&sh->m, &am, b_medium, sh);
+		rc = rtb_port_thread_create(&sh->m, &attr_m, b_medium, sh);
 		if (rc == RTB_OK) {
-			rc = rtb_port_thread_create(&sh->l, &al, b_low, sh);
+			rc = rtb_port_thread_create(&sh->l, &attr_l, b_low, sh);
 			if (rc == RTB_OK) {
-				wait_count(&sh->l_done, 1, 5000000000u);
+				rtb_wait_count(&sh->l_done, 1, 5000000000u);
 				rtb_port_thread_delete(sh->l);
 			}
 			/* if L failed, H and M are still suspended: let them end */
-			if (sh->m_done == 0 && !wait_count(&sh->m_done, 1, 1000000000u)) {
+			if (sh->m_done == 0 && !rtb_wait_count(&sh->m_done, 1, 1000000000u)) {
 				sh->stop = true;
 				rtb_port_thread_resume(sh->m);
 			}
 			rtb_port_thread_delete(sh->m);
 		}
-		if (sh->h_done == 0 && !wait_count(&sh->h_done, 1, 1000000000u)) {
+		if (sh->h_done == 0 && !rtb_wait_count(&sh->h_done, 1, 1000000000u)) {
 			sh->stop = true;
 			rtb_port_thread_resume(sh->h);
 		}
@@ -270,20 +252,13 @@ static enum rtb_outcome b_rejudge(const struct b_summary *s, enum rtb_mutex_prot
 	return worst;
 }
 
-static enum rtb_control control_of(enum rtb_outcome o)
-{
-	if (o == RTB_FAIL)
-		return RTB_CONTROL_CAUGHT;
-	return o == RTB_PASS ? RTB_CONTROL_MISSED : RTB_CONTROL_NOT_RUN;
-}
-
 static void b_control(struct rtb_verdict *v, const struct b_summary *ctl,
 		      enum rtb_mutex_protocol judged_as)
 {
 	char reason[RTB_LINE_MAX];
 	enum rtb_outcome co = b_rejudge(ctl, judged_as, reason, sizeof(reason));
 
-	v->control = control_of(co);
+	v->control = rtb_control_of(co);
 	rtb_fmt(v->control_description, sizeof(v->control_description),
 		"the same sequence with a mutex without protocol (%s)",
 		rtb_port_mutex_mechanism(RTB_MUTEX_NONE));
@@ -431,21 +406,9 @@ const struct rtb_scenario rtb_scn_mut_behavior_pi = {
 
 #define ARN_MUTEXES 256u
 
-static void amortised_row(struct rtb_json *j, const char *op, uint64_t calls, uint64_t ticks)
-{
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, op);
-	rtb_json_u64(j, calls);
-	rtb_json_u64(j, ticks);
-	rtb_json_dbl(j, calls > 0 ? (double)ticks / (double)calls : 0.0);
-	rtb_json_arr_end(j);
-}
-
 static int arn_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, int ceiling,
 			 uint64_t calls)
 {
-	static const struct rtb_column cols[] = {
-		{"operation", ""}, {"calls", "count"}, {"total", "ticks"}, {"per_call", "ticks"}};
 	struct rtb_mutex **many = rtb_port_mem_alloc(sizeof(*many) * ARN_MUTEXES);
 	uint64_t pair_ticks = 0, lock_ticks = 0, unlock_ticks = 0;
 	uint64_t reps = calls / ARN_MUTEXES;
@@ -485,12 +448,10 @@ static int arn_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, 
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, rc, "mutex operation failed in the amortised pass: %s",
 				    rtb_port_strerror(rc));
-	struct rtb_json *j = rtb_table_begin(
-		"mut.lock.uncontended", "amortised",
-		"Cross-check: operation cost amortised over many back-to-back calls", cols, 4);
-	amortised_row(j, "lock + unlock, one mutex", calls, pair_ticks);
-	amortised_row(j, "lock, 256 mutexes in turn", reps * ARN_MUTEXES, lock_ticks);
-	amortised_row(j, "unlock, 256 mutexes in turn", reps * ARN_MUTEXES, unlock_ticks);
+	struct rtb_json *j = rtb_amortised_begin("mut.lock.uncontended");
+	rtb_amortised_row(j, "lock + unlock, one mutex", calls, pair_ticks);
+	rtb_amortised_row(j, "lock, 256 mutexes in turn", reps * ARN_MUTEXES, lock_ticks);
+	rtb_amortised_row(j, "unlock, 256 mutexes in turn", reps * ARN_MUTEXES, unlock_ticks);
 	rtb_table_end(j);
 	return RTB_OK;
 }
@@ -525,12 +486,7 @@ static int run_arn(struct rtb_ctx *ctx)
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, rc, "cannot create a mutex (%s): %s",
 				    protocol_name(protocol), rtb_port_strerror(rc));
-	rc = rtb_recorder_init(&rl, &ml, warm, ctx->raw_max);
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&ru, &mu, warm, ctx->raw_max);
-		if (rc != RTB_OK)
-			rtb_recorder_free(&rl);
-	}
+	rc = rtb_recorder_init_pair(&rl, &ml, &ru, &mu, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mutex_delete(m);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
@@ -546,12 +502,8 @@ static int run_arn(struct rtb_ctx *ctx)
 			break;
 		rtb_recorder_add_interval(&rl, t0, t1);
 		rtb_recorder_add_interval(&ru, t1, t2);
-		if ((i & 1023) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log("mut.lock.uncontended", "warning",
-				     "time budget reached after %llu of %llu iterations",
-				     (unsigned long long)i + 1, (unsigned long long)(n + warm));
+		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
-		}
 	}
 	rtb_port_mutex_delete(m);
 	if (rc == RTB_OK) {
@@ -587,17 +539,7 @@ static void p_high(void *arg)
 		rtb_port_thread_suspend_self();
 		if (sh->stop)
 			return;
-		mark(sh, &sh->ev.h_request);
-		sh->t_h_lock = rtb_port_counter_read();
-		int rc = rtb_port_mutex_lock(sh->mutex);
-		sh->t_h_acquired = rtb_port_counter_read();
-		if (rc == RTB_OK) {
-			mark(sh, &sh->ev.h_acquired);
-			rtb_port_mutex_unlock(sh->mutex);
-			mark(sh, &sh->ev.h_released);
-		} else {
-			sh->rc = rc;
-		}
+		h_request_release(sh);
 		sh->h_done++;
 	}
 }
@@ -679,12 +621,7 @@ static int run_arc(struct rtb_ctx *ctx)
 	if (sh == NULL)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rtb_memset(sh, 0, sizeof(*sh));
-	rc = rtb_recorder_init(&ra, &ma, warm, ctx->raw_max);
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
-		if (rc != RTB_OK)
-			rtb_recorder_free(&ra);
-	}
+	rc = rtb_recorder_init_pair(&ra, &ma, &rr, &mr, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mem_free(sh);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
@@ -695,14 +632,11 @@ static int run_arc(struct rtb_ctx *ctx)
 			     rtb_port_strerror(rc));
 		goto free_rec;
 	}
-	struct rtb_thread_attr ah = {.name = "mut-high", .prio = PRIO_H};
-	struct rtb_thread_attr am = {.name = "mut-medium", .prio = PRIO_M};
-	struct rtb_thread_attr al = {.name = "mut-low", .prio = PRIO_L};
-	rc = rtb_port_thread_create(&sh->h, &ah, p_high, sh);
+	rc = rtb_port_thread_create(&sh->h, &attr_h, p_high, sh);
 	if (rc == RTB_OK) {
-		rc = rtb_port_thread_create(&sh->m, &am, p_medium, sh);
+		rc = rtb_port_thread_create(&sh->m, &attr_m, p_medium, sh);
 		if (rc == RTB_OK) {
-			rc = rtb_port_thread_create(&sh->l, &al, p_low, sh);
+			rc = rtb_port_thread_create(&sh->l, &attr_l, p_low, sh);
 			if (rc != RTB_OK) {
 				sh->stop = true;
 				rtb_port_thread_resume(sh->m);
@@ -743,12 +677,8 @@ static int run_arc(struct rtb_ctx *ctx)
 					ok ? reason : "a thread did not run when made ready");
 		}
 		done = i + 1;
-		if ((i & 255) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning",
-				     "time budget reached after %llu of %llu iterations",
-				     (unsigned long long)done, (unsigned long long)(n + warm));
+		if ((i & 255) == 0 && rtb_ctx_expired_after(ctx, done, n + warm, "iterations"))
 			break;
-		}
 	}
 
 	sh->stop = true;

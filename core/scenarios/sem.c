@@ -69,16 +69,9 @@ static int run_new(struct rtb_ctx *ctx)
 	/* two creations per iteration */
 	rc = rtb_recorder_init(&rc_, &mc, 2 * warm, ctx->raw_max);
 	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&ru, &mu, warm, ctx->raw_max);
+		rc = rtb_recorder_init_pair(&ru, &mu, &rn, &mn, warm, ctx->raw_max);
 		if (rc != RTB_OK)
 			rtb_recorder_free(&rc_);
-	}
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rn, &mn, warm, ctx->raw_max);
-		if (rc != RTB_OK) {
-			rtb_recorder_free(&rc_);
-			rtb_recorder_free(&ru);
-		}
 	}
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
@@ -115,12 +108,8 @@ static int run_new(struct rtb_ctx *ctx)
 			break;
 		rtb_recorder_add_interval(&ru, t0, t1);
 		rtb_recorder_add_interval(&rn, t2, t3);
-		if ((i & 255) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log("sem.create", "warning",
-				     "time budget reached after %llu of %llu iterations",
-				     (unsigned long long)i + 1, (unsigned long long)(n + warm));
+		if ((i & 255) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
-		}
 	}
 	if (rc == RTB_OK) {
 		rtb_emit_result(&rc_);
@@ -149,20 +138,8 @@ const struct rtb_scenario rtb_scn_sem_create = {
 
 /* ---- SEM-P-ARN --------------------------------------------------------- */
 
-static void amortised_row(struct rtb_json *j, const char *op, uint64_t calls, uint64_t ticks)
-{
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, op);
-	rtb_json_u64(j, calls);
-	rtb_json_u64(j, ticks);
-	rtb_json_dbl(j, (double)ticks / (double)calls);
-	rtb_json_arr_end(j);
-}
-
 static int amortised(struct rtb_ctx *ctx, uint64_t calls)
 {
-	static const struct rtb_column cols[] = {
-		{"operation", ""}, {"calls", "count"}, {"total", "ticks"}, {"per_call", "ticks"}};
 	struct rtb_sem *s;
 	uint64_t t0, t1, t2;
 	int rc = RTB_OK;
@@ -182,11 +159,9 @@ static int amortised(struct rtb_ctx *ctx, uint64_t calls)
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, rc, "semaphore operation failed: %s",
 				    rtb_port_strerror(rc));
-	struct rtb_json *j = rtb_table_begin(
-		"sem.wait.available", "amortised",
-		"Cross-check: operation cost amortised over many back-to-back calls", cols, 4);
-	amortised_row(j, "wait (count available)", calls, t2 - t1);
-	amortised_row(j, "signal (no waiter)", calls, t1 - t0);
+	struct rtb_json *j = rtb_amortised_begin("sem.wait.available");
+	rtb_amortised_row(j, "wait (count available)", calls, t2 - t1);
+	rtb_amortised_row(j, "signal (no waiter)", calls, t1 - t0);
 	rtb_table_end(j);
 	return RTB_OK;
 }
@@ -209,12 +184,8 @@ static int run_arn(struct rtb_ctx *ctx)
 	int rc = RTB_OK;
 	uint32_t warm = rtb_warmup_for(n);
 
-	if (rtb_recorder_init(&rw, &mw, warm, ctx->raw_max) != RTB_OK)
+	if (rtb_recorder_init_pair(&rw, &mw, &rs, &ms, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	if (rtb_recorder_init(&rs, &ms, warm, ctx->raw_max) != RTB_OK) {
-		rtb_recorder_free(&rw);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
 	rc = rtb_port_sem_create(&s, 1);
 	if (rc != RTB_OK) {
 		rtb_recorder_free(&rw);
@@ -233,7 +204,7 @@ static int run_arn(struct rtb_ctx *ctx)
 			break;
 		rtb_recorder_add_interval(&rw, t0, t1);
 		rtb_recorder_add_interval(&rs, t1, t2);
-		if ((i & 1023) == 0 && rtb_ctx_expired(ctx))
+		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
 	}
 	rtb_port_sem_delete(s);
@@ -434,12 +405,7 @@ static int run_arc(struct rtb_ctx *ctx)
 		pb[b].count = pb[b].max = pb[b].sum = 0;
 		pb[b].min = UINT64_MAX;
 	}
-	rc = rtb_recorder_init(&ra, &ma, warm, ctx->raw_max);
-	if (rc == RTB_OK) {
-		rc = rtb_recorder_init(&rr, &mr, warm, ctx->raw_max);
-		if (rc != RTB_OK)
-			rtb_recorder_free(&ra);
-	}
+	rc = rtb_recorder_init_pair(&ra, &ma, &rr, &mr, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mem_free(sh);
 		rtb_port_mem_free(pb);
@@ -470,12 +436,8 @@ static int run_arc(struct rtb_ctx *ctx)
 
 	for (uint64_t round = 0; rc == RTB_OK && round < rounds + warm_rounds; round++) {
 		misordered += arc_round(ctx, sh, (uint32_t)nw, &ra, &rr, pb);
-		if (rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning", "time budget reached after %llu of %llu rounds",
-				     (unsigned long long)round + 1,
-				     (unsigned long long)(rounds + warm_rounds));
+		if (rtb_ctx_expired_after(ctx, round + 1, rounds + warm_rounds, "rounds"))
 			break;
-		}
 	}
 
 	/* free any waiter a lost wake-up left blocked, then stop them all */

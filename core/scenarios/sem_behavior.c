@@ -167,19 +167,6 @@ static uint32_t tsem_value(struct tsem *s)
 	return v;
 }
 
-/* Sleep in small steps until *counter reaches want; false after timeout. */
-static bool wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns)
-{
-	uint64_t end = rtb_port_time_ns() + timeout_ns;
-
-	while (*counter < want) {
-		if (rtb_port_time_ns() >= end)
-			return false;
-		rtb_port_sleep_ns(100000);
-	}
-	return true;
-}
-
 /* Evidence lines collected before they go into the verdict or its control. */
 struct lines {
 	char line[RTB_EVIDENCE_MAX][RTB_LINE_MAX];
@@ -208,26 +195,15 @@ static void verdict_lines(struct rtb_verdict *v, const struct lines *l, bool con
 	}
 }
 
-static enum rtb_control control_of(enum rtb_outcome o)
-{
-	if (o == RTB_FAIL)
-		return RTB_CONTROL_CAUGHT;
-	return o == RTB_PASS ? RTB_CONTROL_MISSED : RTB_CONTROL_NOT_RUN;
-}
-
+/* The option `key`: platform (default) or the broken variant's name. */
 static bool parse_kind(const struct rtb_ctx *ctx, const char *key, enum tsem_kind broken,
 		       const char *broken_name, enum tsem_kind *out)
 {
-	const char *v = rtb_ctx_option(ctx, key);
+	const char *const words[] = {"platform", broken_name};
+	int k = rtb_ctx_choice(ctx, key, words, 2);
 
-	*out = TSEM_PLATFORM;
-	if (v == NULL || rtb_strcmp(v, "platform") == 0)
-		return true;
-	if (rtb_strcmp(v, broken_name) == 0) {
-		*out = broken;
-		return true;
-	}
-	return false;
+	*out = k == 1 ? broken : TSEM_PLATFORM;
+	return k >= 0;
 }
 
 /* ---- SEM-B-LCK ------------------------------------------------------------- */
@@ -272,7 +248,7 @@ static bool lck_unstick(struct lck_shared *sh)
 {
 	for (int i = 0; i < 8 && sh->returns < sh->calls; i++) {
 		tsem_signal(&sh->sem);
-		wait_count(&sh->returns, sh->calls, 100000000u);
+		rtb_wait_count(&sh->returns, sh->calls, 100000000u);
 	}
 	return sh->returns == sh->calls;
 }
@@ -323,7 +299,8 @@ static int lck_observe(struct lck_shared *sh, enum tsem_kind kind, struct rtb_se
 
 	tsem_signal(&sh->sem);
 	o->released_in_signal = sh->returns == before + 1;
-	o->released = o->released_in_signal || wait_count(&sh->returns, before + 1, 1000000000u);
+	o->released =
+		o->released_in_signal || rtb_wait_count(&sh->returns, before + 1, 1000000000u);
 	o->value_after_release = tsem_value(&sh->sem);
 	lines_add(ev, "V with the priority-1 helper blocked: %s; count then %u",
 		  o->released_in_signal ? "the helper ran before V returned"
@@ -445,7 +422,7 @@ static int run_lock(struct rtb_ctx *ctx)
 	lck_max_count(ev);
 	verdict_lines(v, ev, false);
 	enum rtb_outcome co = rtb_check_sem_lock(&cobs, creason, sizeof(creason));
-	v->control = control_of(co);
+	v->control = rtb_control_of(co);
 	rtb_fmt(v->control_description, sizeof(v->control_description), "%s",
 		tsem_describe(TSEM_DEFERRED));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), creason);
@@ -568,7 +545,7 @@ static int rel_round(struct rel_shared *sh, enum tsem_kind kind, const uint32_t 
 		tsem_signal(&sh->sem);
 		o.nsignals++;
 		if (sh->wakes == before)
-			wait_count(&sh->wakes, before + 1, 200000000u);
+			rtb_wait_count(&sh->wakes, before + 1, 200000000u);
 		sh->released[i] = sh->wakes > before ? sh->wake_seq[before] : RTB_SEM_NONE;
 		if (sh->wakes > before + 1)
 			o.extra_wakes += sh->wakes - before - 1;
@@ -576,7 +553,7 @@ static int rel_round(struct rel_shared *sh, enum tsem_kind kind, const uint32_t 
 	/* a misbehaving semaphore may still hold waiters: free them */
 	for (uint32_t i = 0; i < 2 * sh->n + 8 && sh->wakes < sh->n; i++) {
 		tsem_signal(&sh->sem);
-		wait_count(&sh->wakes, sh->wakes + 1, 50000000u);
+		rtb_wait_count(&sh->wakes, sh->wakes + 1, 50000000u);
 	}
 	rc = sh->wakes >= sh->n ? RTB_OK : RTB_E_TIMEOUT;
 	tsem_delete(&sh->sem);
@@ -709,7 +686,7 @@ static int run_release_order(struct rtb_ctx *ctx)
 	}
 	rtb_verdict_evidence(v, "semaphore under test: %s", tsem_describe(kind));
 	verdict_lines(v, ev, false);
-	v->control = control_of(co);
+	v->control = rtb_control_of(co);
 	rtb_fmt(v->control_description, sizeof(v->control_description), "%s",
 		tsem_describe(TSEM_FIFO));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), creason);

@@ -61,12 +61,6 @@
 #include "rtb/check_thr.h"
 #include "rtb/core.h"
 
-static void busy_until(uint64_t end_ticks)
-{
-	while ((int64_t)(rtb_port_counter_read() - end_ticks) < 0)
-		rtb_port_cpu_relax();
-}
-
 static void fmt_ms(char *buf, size_t len, uint64_t ns)
 {
 	rtb_fmt(buf, len, "%llu.%03llu ms", (unsigned long long)(ns / 1000000u),
@@ -179,7 +173,7 @@ static struct rtb_thr_new_obs new_observe(struct new_env *env, enum new_create_k
 	}
 	o.created = true;
 	o.ran_at_create_return = t.seq != 0;
-	busy_until(rtb_port_counter_read() + rtb_ns_to_ticks(NEW_WORK_NS));
+	rtb_spin_ticks(rtb_ns_to_ticks(NEW_WORK_NS));
 	o.ran_before_handover = t.seq != 0;
 	if (equal)
 		rtb_port_thread_yield();
@@ -319,9 +313,7 @@ static void new_emit_verdicts(const struct new_env *env, const char *unsupported
 		enum rtb_outcome co = rtb_check_thr_new(check, &env->control[c], why, sizeof(why));
 		rtb_fmt(v.control_description, sizeof(v.control_description), "%s",
 			create_kind_description[ck]);
-		v.control = co == RTB_FAIL   ? RTB_CONTROL_CAUGHT
-			    : co == RTB_PASS ? RTB_CONTROL_MISSED
-					     : RTB_CONTROL_NOT_RUN;
+		v.control = rtb_control_of(co);
 		new_obs_lines(&v, true, check, &env->control[c]);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), why);
 		rtb_verdict_settle(&v);
@@ -383,29 +375,22 @@ static int run_create_behavior(struct rtb_ctx *ctx)
 {
 	static struct new_env envs[2];
 	const struct rtb_port_info *info = rtb_port_info();
-	const char *opt = rtb_ctx_option(ctx, "thr.create.behavior.create");
-	enum new_create_kind platform = CREATE_PLATFORM;
+	static const char *const creations[] = {"normal", "eager", "lazy"}; /* new_create_kind */
+	int creation = rtb_ctx_choice(ctx, "thr.create.behavior.create", creations, 3);
 	const char *no_rr =
 		(info->caps & RTB_CAP_POLICY_RR) ? NULL : "the port has no round-robin policy";
 	int rc = RTB_OK;
 
-	if (opt != NULL) {
-		if (rtb_strcmp(opt, "eager") == 0)
-			platform = CREATE_EAGER;
-		else if (rtb_strcmp(opt, "lazy") == 0)
-			platform = CREATE_LAZY;
-		else if (rtb_strcmp(opt, "normal") != 0)
-			return rtb_ctx_fail(ctx, RTB_E_INVALID,
-					    "thr.create.behavior.create must be normal, eager or "
-					    "lazy");
-	}
+	if (creation < 0)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID,
+				    "thr.create.behavior.create must be normal, eager or lazy");
 	if (info->prio_max < NEW_PRIO + 2)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least five priority levels");
 	for (int p = 0; p < 2; p++) {
 		struct new_env *env = &envs[p];
 		rtb_memset(env, 0, sizeof(*env));
 		env->policy = p == 0 ? RTB_POLICY_FIFO : RTB_POLICY_RR;
-		env->platform = platform;
+		env->platform = (enum new_create_kind)creation;
 		if (p == 1 && no_rr != NULL) {
 			new_emit_verdicts(env, no_rr);
 			continue;
@@ -662,8 +647,9 @@ static void rr_summary_lines(struct rtb_verdict *v, bool control,
 static int run_rr_behavior(struct rtb_ctx *ctx)
 {
 	const char *id = "thr.rr.behavior";
-	const char *opt = rtb_ctx_option(ctx, "thr.rr.behavior.policy");
-	enum rtb_policy platform = RTB_POLICY_RR;
+	static const char *const policies[] = {"rr", "fifo"};
+	int policy = rtb_ctx_choice(ctx, "thr.rr.behavior.policy", policies, 2);
+	enum rtb_policy platform = policy == 1 ? RTB_POLICY_FIFO : RTB_POLICY_RR;
 	uint64_t n = rtb_ctx_count(ctx, "threads", 3, 3, 3);
 	uint64_t rotations = rtb_ctx_count(ctx, "thr.rr.behavior.rotations", 2, 5, 20);
 	char interval[32], timeslice[32];
@@ -672,13 +658,9 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 	struct rtb_thr_rr_slice *slices = NULL;
 	int rc = RTB_OK;
 
-	if (opt != NULL) {
-		if (rtb_strcmp(opt, "fifo") == 0)
-			platform = RTB_POLICY_FIFO;
-		else if (rtb_strcmp(opt, "rr") != 0)
-			return rtb_ctx_fail(ctx, RTB_E_INVALID,
-					    "thr.rr.behavior.policy must be rr or fifo");
-	}
+	if (policy < 0)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID,
+				    "thr.rr.behavior.policy must be rr or fifo");
 	if (n < 2 || n > RTB_THR_RR_THREADS_MAX)
 		return rtb_ctx_fail(ctx, RTB_E_INVALID, "threads must be 2..%d",
 				    RTB_THR_RR_THREADS_MAX);
@@ -844,9 +826,7 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 			"the same %u threads under FIFO for %s, where the first one keeps the CPU "
 			"and the others starve",
 			run.n, a);
-		v.control = co == RTB_FAIL   ? RTB_CONTROL_CAUGHT
-			    : co == RTB_PASS ? RTB_CONTROL_MISSED
-					     : RTB_CONTROL_NOT_RUN;
+		v.control = rtb_control_of(co);
 		rr_summary_lines(&v, true, slices, &csum, run.n);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), reason);
 	} else {

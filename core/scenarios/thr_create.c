@@ -64,26 +64,39 @@ static int metrics_init(struct rtb_ctx *ctx, struct create_metrics *cm, const ch
 				     .metric = "delete",
 				     .title = delete_title,
 				     .unit = "ticks"};
-	if (rtb_recorder_init(&cm->create, &cm->mc, warm, ctx->raw_max) != RTB_OK)
+	if (rtb_recorder_init_pair(&cm->create, &cm->mc, &cm->del, &cm->md, warm, ctx->raw_max) !=
+	    RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	if (rtb_recorder_init(&cm->del, &cm->md, warm, ctx->raw_max) != RTB_OK) {
-		rtb_recorder_free(&cm->create);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	}
 	return RTB_OK;
 }
 
-static void metrics_finish(struct create_metrics *cm, const char *id, uint64_t done, uint64_t n,
-			   bool emit)
+/* One pair's samples, or both invalid when the pair did not schedule as
+ * the scenario expects. */
+static void metrics_add(struct create_metrics *cm, bool valid, uint64_t create_t0,
+			uint64_t create_t1, uint64_t delete_t0, uint64_t delete_t1)
 {
-	if (emit) {
-		if (done < n)
-			rtb_emit_log(id, "warning",
-				     "time budget reached or stop requested after %llu of %llu "
-				     "create/delete pairs",
-				     (unsigned long long)done, (unsigned long long)n);
+	if (valid) {
+		rtb_recorder_add_interval(&cm->create, create_t0, create_t1);
+		rtb_recorder_add_interval(&cm->del, delete_t0, delete_t1);
+	} else {
+		rtb_recorder_add_invalid(&cm->create);
+		rtb_recorder_add_invalid(&cm->del);
+	}
+}
+
+/* The loop's end test, every 64 pairs (pairs done so far: i + 1). */
+static bool metrics_expired(struct rtb_ctx *ctx, uint64_t i, uint64_t total)
+{
+	return (i & 63) == 0 && rtb_ctx_expired_after(ctx, i + 1, total, "create/delete pairs");
+}
+
+/* Emit the results when the loop ended without error (rc), free the
+ * recorders, and return rc. */
+static int metrics_finish(struct rtb_ctx *ctx, struct create_metrics *cm, uint64_t pairs, int rc)
+{
+	if (rc == RTB_OK) {
 		if (cm->create.invalid > 0)
-			rtb_emit_log(id, "warning",
+			rtb_emit_log(cm->mc.scenario, "warning",
 				     "%llu pairs did not schedule as expected (counted invalid)",
 				     (unsigned long long)cm->create.invalid);
 		rtb_emit_result(&cm->create);
@@ -91,6 +104,10 @@ static void metrics_finish(struct create_metrics *cm, const char *id, uint64_t d
 	}
 	rtb_recorder_free(&cm->create);
 	rtb_recorder_free(&cm->del);
+	if (rc != RTB_OK)
+		return rtb_ctx_fail(ctx, rc, "create or delete failed after %llu pairs: %s",
+				    (unsigned long long)pairs, rtb_port_strerror(rc));
+	return RTB_OK;
 }
 
 /* ---- (1) never run ------------------------------------------------------- */
@@ -133,24 +150,14 @@ static int run_never_run(struct rtb_ctx *ctx)
 		uint64_t t3 = rtb_port_counter_read();
 		if (rc != RTB_OK)
 			break;
-		if (sh.entered == before) {
-			rtb_recorder_add_interval(&cm.create, t0, t1);
-			rtb_recorder_add_interval(&cm.del, t2, t3);
-		} else {
-			rtb_recorder_add_invalid(&cm.create);
-			rtb_recorder_add_invalid(&cm.del);
-		}
-		if ((i & 63) == 0 && rtb_ctx_expired(ctx)) {
+		metrics_add(&cm, sh.entered == before, t0, t1, t2, t3);
+		if (metrics_expired(ctx, i, total)) {
 			i++;
 			break;
 		}
 	}
 	rtb_port_thread_set_priority(NULL, 0);
-	metrics_finish(&cm, id, i, total, rc == RTB_OK);
-	if (rc != RTB_OK)
-		return rtb_ctx_fail(ctx, rc, "create or delete failed after %llu pairs: %s",
-				    (unsigned long long)i, rtb_port_strerror(rc));
-	return RTB_OK;
+	return metrics_finish(ctx, &cm, i, rc);
 }
 
 const struct rtb_scenario rtb_scn_thr_create_never_run = {
@@ -203,24 +210,15 @@ static int run_run_terminate(struct rtb_ctx *ctx)
 		uint64_t t_back = rtb_port_counter_read();
 		if (rc != RTB_OK)
 			break;
-		if (rtb_ctx_settle(ctx, &sh.exiting, before + 1)) {
-			rtb_recorder_add_interval(&cm.create, t0, sh.t_first);
-			rtb_recorder_add_interval(&cm.del, sh.t_exit, t_back);
-		} else {
-			rtb_recorder_add_invalid(&cm.create);
-			rtb_recorder_add_invalid(&cm.del);
-		}
+		bool valid = rtb_ctx_settle(ctx, &sh.exiting, before + 1);
+		metrics_add(&cm, valid, t0, sh.t_first, sh.t_exit, t_back);
 		rc = rtb_port_thread_delete(t);
-		if ((i & 63) == 0 && rtb_ctx_expired(ctx)) {
+		if (rc == RTB_OK && metrics_expired(ctx, i, total)) {
 			i++;
 			break;
 		}
 	}
-	metrics_finish(&cm, id, i, total, rc == RTB_OK);
-	if (rc != RTB_OK)
-		return rtb_ctx_fail(ctx, rc, "create or delete failed after %llu pairs: %s",
-				    (unsigned long long)i, rtb_port_strerror(rc));
-	return RTB_OK;
+	return metrics_finish(ctx, &cm, i, rc);
 }
 
 const struct rtb_scenario rtb_scn_thr_create_run_terminate = {
@@ -289,27 +287,17 @@ static int run_run_block(struct rtb_ctx *ctx)
 		uint64_t t3 = rtb_port_counter_read();
 		if (rc != RTB_OK)
 			break;
-		if (ran && blocked) {
-			rtb_recorder_add_interval(&cm.create, t0, sh.t_first);
-			rtb_recorder_add_interval(&cm.del, t2, t3);
-		} else {
-			rtb_recorder_add_invalid(&cm.create);
-			rtb_recorder_add_invalid(&cm.del);
-		}
+		metrics_add(&cm, ran && blocked, t0, sh.t_first, t2, t3);
 		/* a thread deleted before it lowered itself leaves the counters
 		 * behind: resynchronise them */
 		sh.entered = sh.lowered = sh.blocking = before + 1;
-		if ((i & 63) == 0 && rtb_ctx_expired(ctx)) {
+		if (metrics_expired(ctx, i, total)) {
 			i++;
 			break;
 		}
 	}
 	rtb_port_thread_set_priority(NULL, 0);
-	metrics_finish(&cm, id, i, total, rc == RTB_OK);
-	if (rc != RTB_OK)
-		return rtb_ctx_fail(ctx, rc, "create or delete failed after %llu pairs: %s",
-				    (unsigned long long)i, rtb_port_strerror(rc));
-	return RTB_OK;
+	return metrics_finish(ctx, &cm, i, rc);
 }
 
 const struct rtb_scenario rtb_scn_thr_create_run_block = {

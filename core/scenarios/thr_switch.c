@@ -249,7 +249,7 @@ static int ring_run(struct rtb_ctx *ctx, uint32_t n, uint64_t samples, uint32_t 
 				     "ring of %u threads took %llu of %llu samples (%s)", n,
 				     (unsigned long long)r.count, (unsigned long long)samples,
 				     rtb_ctx_expired(ctx)
-					     ? "time budget reached or stop requested"
+					     ? rtb_ctx_expired_cause(ctx)
 					     : "threads ran out of ring order, so the leader's "
 					       "quota ended the ring early");
 		if (r.invalid > 0)
@@ -284,8 +284,7 @@ static int run_switch_yield(struct rtb_ctx *ctx)
 		uint32_t created = 0;
 		if (rtb_ctx_expired(ctx)) {
 			rtb_emit_log("thr.switch.yield", "warning",
-				     "time budget reached or stop requested before the ring "
-				     "of %u threads",
+				     "%s before the ring of %u threads", rtb_ctx_expired_cause(ctx),
 				     n);
 			break;
 		}

@@ -120,13 +120,8 @@ static int run_periodic(struct rtb_ctx *ctx)
 
 	uint64_t deadline = rtb_port_time_ns() + interval;
 	while (p.elapsed < n) {
-		if ((p.wakes & 255) == 0 && rtb_ctx_expired(ctx)) {
-			rtb_emit_log(id, "warning", "%s after %llu of %llu periods",
-				     rtb_port_stop_requested() ? "stop requested"
-							       : "time budget reached",
-				     (unsigned long long)p.elapsed, (unsigned long long)n);
+		if ((p.wakes & 255) == 0 && rtb_ctx_expired_after(ctx, p.elapsed, n, "periods"))
 			break;
-		}
 		rc = rtb_port_sleep_until_ns(deadline);
 		uint64_t woke = rtb_port_time_ns();
 		if (rc != RTB_OK)

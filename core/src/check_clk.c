@@ -7,52 +7,6 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static void sift_down(uint64_t *v, size_t root, size_t n)
-{
-	for (;;) {
-		size_t child = 2 * root + 1;
-		if (child >= n)
-			return;
-		if (child + 1 < n && v[child + 1] > v[child])
-			child++;
-		if (v[root] >= v[child])
-			return;
-		uint64_t t = v[root];
-		v[root] = v[child];
-		v[child] = t;
-		root = child;
-	}
-}
-
-void rtb_sort_u64(uint64_t *v, size_t n)
-{
-	if (n < 2)
-		return;
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(v, i, n);
-	for (size_t end = n - 1; end > 0; end--) {
-		uint64_t t = v[0];
-		v[0] = v[end];
-		v[end] = t;
-		sift_down(v, 0, end);
-	}
-}
-
-void rtb_clk_fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000u)
-		rtb_fmt(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000u)
-		rtb_fmt(buf, len, "%llu.%03llu us", (unsigned long long)(ns / 1000u),
-			(unsigned long long)(ns % 1000u));
-	else if (ns < 1000000000u)
-		rtb_fmt(buf, len, "%llu.%03llu ms", (unsigned long long)(ns / 1000000u),
-			(unsigned long long)(ns / 1000u % 1000u));
-	else
-		rtb_fmt(buf, len, "%llu.%03llu s", (unsigned long long)(ns / 1000000000u),
-			(unsigned long long)(ns / 1000000u % 1000u));
-}
-
 static uint64_t absdiff(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : b - a;
@@ -455,9 +409,9 @@ static void decide_period(const struct rtb_clk_facts *f, uint64_t stated_period,
 	char measured[32], stated[32], sleep[32];
 	uint64_t k;
 
-	rtb_clk_fmt_ns(measured, sizeof(measured), f->period_ns);
-	rtb_clk_fmt_ns(stated, sizeof(stated), stated_period);
-	rtb_clk_fmt_ns(sleep, sizeof(sleep), f->sleep_typical_ns);
+	rtb_fmt_ns(measured, sizeof(measured), f->period_ns);
+	rtb_fmt_ns(stated, sizeof(stated), stated_period);
+	rtb_fmt_ns(sleep, sizeof(sleep), f->sleep_typical_ns);
 	if (f->periodic && stated_period != 0) {
 		uint64_t tol = RTB_MAX(stated_period / 20, 2 * f->loop_ns + f->period_tol_ns);
 		if (absdiff(f->period_ns, stated_period) <= tol) {
@@ -539,9 +493,9 @@ static void decide_resolution(const struct rtb_clk_facts *f, uint64_t ref_period
 
 	if (!f->sleep_measured || f->stated_resolution_ns == 0 || ref_period == 0)
 		return;
-	rtb_clk_fmt_ns(res, sizeof(res), f->stated_resolution_ns);
-	rtb_clk_fmt_ns(sleep, sizeof(sleep), f->sleep_typical_ns);
-	rtb_clk_fmt_ns(period, sizeof(period), ref_period);
+	rtb_fmt_ns(res, sizeof(res), f->stated_resolution_ns);
+	rtb_fmt_ns(sleep, sizeof(sleep), f->sleep_typical_ns);
+	rtb_fmt_ns(period, sizeof(period), ref_period);
 	if (f->stated_resolution_ns * 10 < ref_period && d->sleep_tick_bound) {
 		d->outcome = RTB_FAIL;
 		rtb_fmt(d->reason, sizeof(d->reason),

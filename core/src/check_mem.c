@@ -4,8 +4,6 @@
  */
 #include "rtb/check_mem.h"
 
-#include "rtb/check_clk.h" /* rtb_sort_u64 */
-
 const char *rtb_mem_metric_name(enum rtb_mem_metric m)
 {
 	static const char *const names[RTB_MEM_METRICS] = {"resident", "heap", "threads",

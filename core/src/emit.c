@@ -247,6 +247,13 @@ const char *rtb_control_name(enum rtb_control c)
 	return "not_run";
 }
 
+enum rtb_control rtb_control_of(enum rtb_outcome control_outcome)
+{
+	if (control_outcome == RTB_FAIL)
+		return RTB_CONTROL_CAUGHT;
+	return control_outcome == RTB_PASS ? RTB_CONTROL_MISSED : RTB_CONTROL_NOT_RUN;
+}
+
 void rtb_verdict_init(struct rtb_verdict *v, const char *scenario, const char *label,
 		      const char *check)
 {

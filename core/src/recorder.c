@@ -101,6 +101,22 @@ int rtb_recorder_init(struct rtb_recorder *r, const struct rtb_metric *m, uint32
 	return RTB_OK;
 }
 
+int rtb_recorder_init_pair(struct rtb_recorder *a, const struct rtb_metric *ma,
+			   struct rtb_recorder *b, const struct rtb_metric *mb, uint32_t warmup,
+			   uint32_t raw_max)
+{
+	int rc = rtb_recorder_init(a, ma, warmup, raw_max);
+
+	if (rc != RTB_OK) {
+		rtb_memset(b, 0, sizeof(*b));
+		return rc;
+	}
+	rc = rtb_recorder_init(b, mb, warmup, raw_max);
+	if (rc != RTB_OK)
+		rtb_recorder_free(a);
+	return rc;
+}
+
 void rtb_recorder_free(struct rtb_recorder *r)
 {
 	if (r->hist != NULL)

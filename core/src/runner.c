@@ -45,6 +45,20 @@ bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key)
 			     rtb_strcmp(v, "yes") == 0 || rtb_strcmp(v, "on") == 0);
 }
 
+int rtb_ctx_choice(const struct rtb_ctx *ctx, const char *key, const char *const *words,
+		   uint32_t nwords)
+{
+	const char *v = rtb_ctx_option(ctx, key);
+
+	if (v == NULL)
+		return 0;
+	for (uint32_t i = 0; i < nwords; i++) {
+		if (rtb_strcmp(v, words[i]) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
 uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quick,
 		       uint64_t standard, uint64_t endurance)
 {
@@ -67,6 +81,26 @@ bool rtb_ctx_expired(const struct rtb_ctx *ctx)
 {
 	return (int64_t)(rtb_port_counter_read() - ctx->budget_end_ticks) >= 0 ||
 	       rtb_port_stop_requested();
+}
+
+const char *rtb_ctx_expired_cause(const struct rtb_ctx *ctx)
+{
+	if (rtb_port_stop_requested())
+		return "stop requested";
+	if ((int64_t)(rtb_port_counter_read() - ctx->budget_end_ticks) >= 0)
+		return "time budget reached";
+	return "not expired";
+}
+
+bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t total,
+			   const char *what)
+{
+	if (!rtb_ctx_expired(ctx))
+		return false;
+	rtb_emit_log(ctx->scenario != NULL ? ctx->scenario->name : NULL, "warning",
+		     "%s after %llu of %llu %s", rtb_ctx_expired_cause(ctx),
+		     (unsigned long long)done, (unsigned long long)total, what);
+	return true;
 }
 
 bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want)

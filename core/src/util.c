@@ -204,6 +204,56 @@ size_t rtb_fmt(char *buf, size_t len, const char *fmt, ...)
 	return n;
 }
 
+void rtb_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000u)
+		rtb_fmt(buf, len, "%llu ns", (unsigned long long)ns);
+	else if (ns < 1000000u)
+		rtb_fmt(buf, len, "%llu.%03llu us", (unsigned long long)(ns / 1000u),
+			(unsigned long long)(ns % 1000u));
+	else if (ns < 1000000000u)
+		rtb_fmt(buf, len, "%llu.%03llu ms", (unsigned long long)(ns / 1000000u),
+			(unsigned long long)(ns / 1000u % 1000u));
+	else
+		rtb_fmt(buf, len, "%llu.%03llu s", (unsigned long long)(ns / 1000000000u),
+			(unsigned long long)(ns / 1000000u % 1000u));
+}
+
+/* ---- sorting ------------------------------------------------------------ */
+
+static void sift_down(uint64_t *v, size_t root, size_t n)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n && v[child + 1] > v[child])
+			child++;
+		if (v[root] >= v[child])
+			return;
+		uint64_t t = v[root];
+		v[root] = v[child];
+		v[child] = t;
+		root = child;
+	}
+}
+
+void rtb_sort_u64(uint64_t *v, size_t n)
+{
+	if (n < 2)
+		return;
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	for (size_t end = n - 1; end > 0; end--) {
+		uint64_t t = v[0];
+		v[0] = v[end];
+		v[end] = t;
+		sift_down(v, 0, end);
+	}
+}
+
+/* ---- square root -------------------------------------------------------- */
+
 double rtb_sqrt(double x)
 {
 	if (!(x > 0.0))

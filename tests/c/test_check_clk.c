@@ -91,18 +91,6 @@ static bool near(uint64_t a, uint64_t b, uint64_t tol)
 	return (a > b ? a - b : b - a) <= tol;
 }
 
-static void test_sort(void)
-{
-	uint64_t v[200];
-	for (size_t i = 0; i < 200; i++)
-		v[i] = rnd() % 1000;
-	rtb_sort_u64(v, 200);
-	for (size_t i = 1; i < 200; i++)
-		CHECK(v[i - 1] <= v[i]);
-	rtb_sort_u64(v, 0);
-	rtb_sort_u64(v, 1);
-}
-
 static void test_clean_periodic(void)
 {
 	struct series_spec s = {.n = 150000, .period = PERIOD, .excess = EXCESS};
@@ -386,16 +374,6 @@ static void test_decide(void)
 
 static void test_helpers(void)
 {
-	char b[32];
-
-	rtb_clk_fmt_ns(b, sizeof(b), 850);
-	CHECK(strcmp(b, "850 ns") == 0);
-	rtb_clk_fmt_ns(b, sizeof(b), 52300);
-	CHECK(strcmp(b, "52.300 us") == 0);
-	rtb_clk_fmt_ns(b, sizeof(b), 4000000);
-	CHECK(strcmp(b, "4.000 ms") == 0);
-	rtb_clk_fmt_ns(b, sizeof(b), 1500000000);
-	CHECK(strcmp(b, "1.500 s") == 0);
 	CHECK(rtb_clk_nohz_parse("idle") == RTB_CLK_NOHZ_IDLE);
 	CHECK(rtb_clk_nohz_parse("full") == RTB_CLK_NOHZ_FULL);
 	CHECK(rtb_clk_nohz_parse("periodic") == RTB_CLK_NOHZ_PERIODIC);
@@ -406,7 +384,6 @@ static void test_helpers(void)
 
 int main(void)
 {
-	test_sort();
 	test_clean_periodic();
 	test_jitter();
 	test_missed_ticks();

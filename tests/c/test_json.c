@@ -5,7 +5,8 @@
  * checked first against texts it must accept and reject), strings must
  * round-trip byte for byte, numbers must be exact (integers) or correctly
  * rounded (doubles), and records larger than the writer's buffer must come
- * out whole. Result records must agree with the recorder they describe.
+ * out whole. Result records must agree with the recorder they describe; the
+ * amortised cross-check table has no number where there was nothing to divide.
  */
 #include <math.h>
 #include <stdint.h>
@@ -585,6 +586,39 @@ static void test_table(void)
 	free_lines(l, n < 4 ? n : 4);
 }
 
+/* The amortised cross-check table: the cost per call, and no number where
+ * there were no calls to divide by. */
+static void test_amortised(void)
+{
+	struct jv *l[2];
+
+	fake_reset();
+	struct rtb_json *j = rtb_amortised_begin("mut.lock.uncontended");
+	rtb_amortised_row(j, "lock", 4, 10);
+	rtb_amortised_row(j, "unlock", 0, 0);
+	rtb_table_end(j);
+	int n = console_lines(l, 2);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK(is_str(jv_get(l[0], "name"), "amortised"));
+		CHECK(is_str(jv_get(l[0], "scenario"), "mut.lock.uncontended"));
+		const struct jv *c = jv_get(l[0], "columns");
+		CHECK(c != NULL && c->n == 4);
+		if (c != NULL && c->n == 4)
+			CHECK(is_str(jv_get(&c->items[3], "name"), "per_call"));
+		const struct jv *rows = jv_get(l[0], "rows");
+		CHECK(rows != NULL && rows->n == 2);
+		if (rows != NULL && rows->n == 2) {
+			CHECK(is_str(&rows->items[0].items[0], "lock"));
+			CHECK(is_u64(&rows->items[0].items[1], 4));
+			CHECK(is_u64(&rows->items[0].items[2], 10));
+			CHECK(jv_dbl(&rows->items[0].items[3]) == 2.5);
+			CHECK(rows->items[1].items[3].type == JV_NULL);
+		}
+	}
+	free_lines(l, n < 2 ? n : 2);
+}
+
 static void test_verdict(void)
 {
 	struct rtb_verdict v;
@@ -872,6 +906,7 @@ int main(void)
 	test_numbers();
 	test_log_and_progress();
 	test_table();
+	test_amortised();
 	test_verdict();
 	test_results();
 	free(cap_buf);

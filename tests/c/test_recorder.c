@@ -5,7 +5,7 @@
  * of intervals below the overhead, invalid counts, the raw series, the
  * position of the maximum, percentiles (against the exact order statistic
  * for many data shapes), mean and standard deviation (against a two-pass
- * long double computation) and reset.
+ * long double computation), reset, and setting up a pair of recorders.
  */
 #include <math.h>
 #include <stdint.h>
@@ -552,6 +552,36 @@ static void test_metric_params(void)
 	CHECK(strcmp(m.params[3].key, "fourth") == 0);
 }
 
+/* Both recorders of a pair, or neither: every allocation that can fail
+ * leaves nothing allocated, and freeing either recorder stays harmless (the
+ * sanitizer build reports a leak or a bad free). */
+static void test_init_pair(void)
+{
+	struct rtb_metric mb = metric;
+	struct rtb_recorder a, b;
+
+	mb.metric = "other";
+	CHECK(rtb_recorder_init_pair(&a, &metric, &b, &mb, 3, 16) == RTB_OK);
+	CHECK(a.hist != NULL && a.raw != NULL && b.hist != NULL && b.raw != NULL);
+	CHECK_EQ_U64(a.warmup_target, 3);
+	CHECK_EQ_U64(b.raw_max, 16);
+	CHECK(strcmp(b.m.metric, "other") == 0);
+	rtb_recorder_free(&a);
+	rtb_recorder_free(&b);
+
+	/* each recorder allocates its buckets and its raw series */
+	for (int64_t left = 0; left < 4; left++) {
+		memset(&a, 0xa5, sizeof(a));
+		memset(&b, 0xa5, sizeof(b));
+		fake_allocs_left = left;
+		CHECK(rtb_recorder_init_pair(&a, &metric, &b, &mb, 3, 16) == RTB_E_NOMEM);
+		CHECK(a.hist == NULL && a.raw == NULL && b.hist == NULL && b.raw == NULL);
+		rtb_recorder_free(&a);
+		rtb_recorder_free(&b);
+	}
+	fake_allocs_left = -1;
+}
+
 int main(void)
 {
 	fake_reset();
@@ -564,6 +594,7 @@ int main(void)
 	test_empty_and_single();
 	test_reset();
 	test_metric_params();
+	test_init_pair();
 	test_data_sets();
 	return check_exit();
 }

@@ -2,9 +2,10 @@
 /*
  * The runner with a catalog of fake scenarios defined here: the `end`
  * record's status and reason for each way a scenario can finish, missing
- * capabilities, time budgets and stop requests, profile-scaled counts and
- * options, verdict settling, the command line (usage errors return 2 with
- * exactly one error log record) and the records of `list` and `run`.
+ * capabilities, time budgets and stop requests (and the warning of a loop
+ * that stops early), profile-scaled counts and options, verdict settling,
+ * the command line (usage errors return 2 with exactly one error log record)
+ * and the records of `list` and `run`.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -303,6 +304,43 @@ static void test_budget_and_expiry(void)
 	CHECK(expired_at_budget);
 }
 
+/* A loop's end test: false before the budget, then true with one warning
+ * that says why the loop stopped and where. */
+static void test_expired_after(void)
+{
+	struct rtb_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.scenario = &scn_ok;
+	ctx.budget_end_ticks = 1000;
+	fake_reset();
+	fake_counter = 999;
+	CHECK(!rtb_ctx_expired_after(&ctx, 7, 10, "iterations"));
+	read_console();
+	CHECK(nlines == 0);
+
+	fake_reset();
+	fake_counter = 1000;
+	CHECK(strcmp(rtb_ctx_expired_cause(&ctx), "time budget reached") == 0);
+	CHECK(rtb_ctx_expired_after(&ctx, 7, 10, "iterations"));
+	read_console();
+	CHECK(nlines == 1);
+	CHECK(str_is(0, "type", "log"));
+	CHECK(str_is(0, "scenario", "test.ok"));
+	CHECK(str_is(0, "level", "warning"));
+	CHECK(str_is(0, "message", "time budget reached after 7 of 10 iterations"));
+
+	fake_reset();
+	fake_counter = 5;
+	fake_stop = true;
+	CHECK(strcmp(rtb_ctx_expired_cause(&ctx), "stop requested") == 0);
+	CHECK(rtb_ctx_expired_after(&ctx, 1, 2, "blocks of 16 bytes"));
+	read_console();
+	CHECK(nlines == 1);
+	CHECK(str_is(0, "message", "stop requested after 1 of 2 blocks of 16 bytes"));
+	fake_reset();
+}
+
 /* ---- contexts: counts, options, settle ----------------------------------- */
 
 static volatile uint32_t settle_counter;
@@ -328,7 +366,10 @@ static void test_ctx(void)
 		{"f6", "no"},
 		{"f7", "TRUE"},
 		{"max", "18446744073709551615"},
+		{"kind", "lazy"},
+		{"kind_bad", "Lazy"},
 	};
+	static const char *const kinds[] = {"normal", "eager", "lazy"};
 	struct rtb_ctx ctx;
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -351,6 +392,11 @@ static void test_ctx(void)
 	      rtb_ctx_flag(&ctx, "f4"));
 	CHECK(!rtb_ctx_flag(&ctx, "f5") && !rtb_ctx_flag(&ctx, "f6") && !rtb_ctx_flag(&ctx, "f7"));
 	CHECK(!rtb_ctx_flag(&ctx, "absent"));
+	CHECK(rtb_ctx_choice(&ctx, "kind", kinds, 3) == 2);
+	CHECK(rtb_ctx_choice(&ctx, "kind", kinds, 2) == -1); /* "lazy" not offered */
+	CHECK(rtb_ctx_choice(&ctx, "kind_bad", kinds, 3) == -1);
+	CHECK(rtb_ctx_choice(&ctx, "empty", kinds, 3) == -1);
+	CHECK(rtb_ctx_choice(&ctx, "absent", kinds, 3) == 0); /* the default */
 	ctx.noptions = 0;
 	CHECK_EQ_U64(rtb_ctx_count(&ctx, "iterations", 10, 20, 30), 30);
 
@@ -429,6 +475,12 @@ static void test_settle_verdicts(void)
 		rtb_verdict_settle(&v);
 		CHECK(v.outcome == RTB_UNSUPPORTED);
 	}
+
+	/* the control's own outcome decides whether it was caught */
+	CHECK(rtb_control_of(RTB_FAIL) == RTB_CONTROL_CAUGHT);
+	CHECK(rtb_control_of(RTB_PASS) == RTB_CONTROL_MISSED);
+	CHECK(rtb_control_of(RTB_INCONCLUSIVE) == RTB_CONTROL_NOT_RUN);
+	CHECK(rtb_control_of(RTB_UNSUPPORTED) == RTB_CONTROL_NOT_RUN);
 
 	/* a reason near the line limit is cut, never overrun */
 	rtb_verdict_init(&v, "x", NULL, "c");
@@ -679,6 +731,7 @@ int main(void)
 	test_end_records();
 	test_missing_caps();
 	test_budget_and_expiry();
+	test_expired_after();
 	test_ctx();
 	test_settle_verdicts();
 	test_usage_errors();

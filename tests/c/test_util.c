@@ -2,8 +2,8 @@
 /*
  * The core's libc stand-ins: rtb_fmt/rtb_vfmt against the C library's
  * snprintf, rtb_parse_u64, rtb_sqrt against sqrt(), the 128-bit
- * accumulator and its decimal conversion against unsigned __int128, and the
- * string helpers.
+ * accumulator and its decimal conversion against unsigned __int128, the
+ * string helpers, rtb_fmt_ns and rtb_sort_u64.
  */
 #include <limits.h>
 #include <math.h>
@@ -351,6 +351,32 @@ static void test_strings(void)
 	CHECK(b[0] == 0xab);
 }
 
+static void test_fmt_ns(void)
+{
+	char b[32];
+
+	rtb_fmt_ns(b, sizeof(b), 850);
+	CHECK(strcmp(b, "850 ns") == 0);
+	rtb_fmt_ns(b, sizeof(b), 52300);
+	CHECK(strcmp(b, "52.300 us") == 0);
+	rtb_fmt_ns(b, sizeof(b), 4000000);
+	CHECK(strcmp(b, "4.000 ms") == 0);
+	rtb_fmt_ns(b, sizeof(b), 1500000000);
+	CHECK(strcmp(b, "1.500 s") == 0);
+}
+
+static void test_sort(void)
+{
+	uint64_t v[200];
+	for (size_t i = 0; i < 200; i++)
+		v[i] = rng() % 1000;
+	rtb_sort_u64(v, 200);
+	for (size_t i = 1; i < 200; i++)
+		CHECK(v[i - 1] <= v[i]);
+	rtb_sort_u64(v, 0);
+	rtb_sort_u64(v, 1);
+}
+
 int main(void)
 {
 	fake_reset();
@@ -360,5 +386,7 @@ int main(void)
 	test_sqrt();
 	test_u128();
 	test_strings();
+	test_fmt_ns();
+	test_sort();
 	return check_exit();
 }

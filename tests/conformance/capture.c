@@ -140,3 +140,17 @@ int conf_count(const char *records, const char *type)
 	}
 	return n;
 }
+
+long long conf_field(const char *record, const char *key)
+{
+	char want[96];
+
+	snprintf(want, sizeof(want), "\"%s\":", key);
+	const char *p = record != NULL ? strstr(record, want) : NULL;
+	if (p == NULL)
+		return -1;
+	p += strlen(want);
+	if (*p < '0' || *p > '9')
+		return -1;
+	return strtoll(p, NULL, 10);
+}

@@ -29,4 +29,9 @@ const char *conf_find(const char *records, const char *type, ...);
 /* Number of lines of `records` with the given "type". */
 int conf_count(const char *records, const char *type);
 
+/* The non-negative integer after the first "key": in `record` (a line, or
+ * any text); -1 when record is NULL, the key is missing or its value is not
+ * a number (null, a string, ...). */
+long long conf_field(const char *record, const char *key);
+
 #endif

@@ -16,29 +16,11 @@
 #include "capture.h"
 #include "check.h"
 
-/* The unsigned integer after the first "key": in `rec`. */
-static bool num_after(const char *rec, const char *key, uint64_t *out)
-{
-	char pat[64];
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	const char *p = strstr(rec, pat);
-	if (p == NULL)
-		return false;
-	p += strlen(pat);
-	if (*p < '0' || *p > '9')
-		return false;
-	*out = strtoull(p, NULL, 10);
-	return true;
-}
-
 static uint64_t stats_count(const char *rec)
 {
-	uint64_t n = UINT64_MAX;
-	const char *stats = strstr(rec, "\"stats\":{");
+	long long n = conf_field(strstr(rec, "\"stats\":{"), "count");
 
-	if (stats == NULL || !num_after(stats, "count", &n))
-		return UINT64_MAX;
-	return n;
+	return n >= 0 ? (uint64_t)n : UINT64_MAX;
 }
 
 /* Sum of the counts of a result's histogram buckets [lo,hi,count]. */
@@ -236,9 +218,8 @@ static void test_sustained(void)
 	const char *res =
 		conf_find(out, "result", "\"metric\":\"min_period\"", "\"unit\":\"ns\"", NULL);
 	CHECK(res != NULL);
-	uint64_t period = 0;
 	if (res != NULL) {
-		CHECK(num_after(strstr(res, "\"stats\":{"), "min", &period));
+		long long period = conf_field(strstr(res, "\"stats\":{"), "min");
 		CHECK(period >= 20000 && period <= 5000000);
 	}
 	CHECK(conf_find(out, "log", "smallest loss-free period: ", NULL) != NULL);

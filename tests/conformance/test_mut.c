@@ -10,14 +10,6 @@
 #include "capture.h"
 #include "check.h"
 
-static long long field(const char *line, const char *key)
-{
-	char want[64];
-	snprintf(want, sizeof(want), "\"%s\":", key);
-	const char *p = line != NULL ? strstr(line, want) : NULL;
-	return p != NULL ? strtoll(p + strlen(want), NULL, 10) : -1;
-}
-
 static const char *result(const char *out, const char *scenario)
 {
 	char needle[128];
@@ -74,8 +66,8 @@ static void test_performance(void)
 	for (int i = 0; i < 2; i++) {
 		const char *r = result(out, names[i]);
 		CHECK(r != NULL && strstr(r, "\"protocol\":\"inherit\"") != NULL);
-		CHECK(field(r, "count") >= 20000);
-		CHECK_EQ_U64(field(r, "invalid"), 0);
+		CHECK(conf_field(r, "count") >= 20000);
+		CHECK_EQ_U64(conf_field(r, "invalid"), 0);
 	}
 	CHECK(conf_find(out, "table", "\"name\":\"amortised\"", "256 mutexes", NULL) != NULL);
 	free(out);
@@ -86,10 +78,10 @@ static void test_performance(void)
 	for (int i = 0; i < 2; i++) {
 		const char *r = result(out, arc[i]);
 		CHECK(r != NULL);
-		CHECK(field(r, "count") >= 2000);
-		CHECK_EQ_U64(field(r, "invalid"), 0);
+		CHECK(conf_field(r, "count") >= 2000);
+		CHECK_EQ_U64(conf_field(r, "invalid"), 0);
 		/* a blocking lock and a hand-off both include a thread switch */
-		CHECK(field(r, "min") > 0);
+		CHECK(conf_field(r, "min") > 0);
 	}
 	CHECK(conf_find(out, "log", "invalid", NULL) == NULL);
 	free(out);
@@ -99,8 +91,8 @@ static void test_performance(void)
 	out = conf_run("mut.lock.block", none, &rc);
 	CHECK(rc == RTB_OK);
 	const char *r = result(out, "mut.lock.block");
-	CHECK(field(r, "count") == 0);
-	CHECK(field(r, "invalid") >= 200);
+	CHECK(conf_field(r, "count") == 0);
+	CHECK(conf_field(r, "invalid") >= 200);
 	CHECK(conf_find(out, "log", "\"level\":\"warning\"", "no priority inheritance", NULL) !=
 	      NULL);
 	free(out);

@@ -10,15 +10,6 @@
 #include "capture.h"
 #include "check.h"
 
-/* The integer after "key": in line, or -1. */
-static long long field(const char *line, const char *key)
-{
-	char want[64];
-	snprintf(want, sizeof(want), "\"%s\":", key);
-	const char *p = line != NULL ? strstr(line, want) : NULL;
-	return p != NULL ? strtoll(p + strlen(want), NULL, 10) : -1;
-}
-
 /* A result of `scenario` with at least `min_count` samples and none invalid. */
 static void check_result(const char *out, const char *scenario, long long min_count)
 {
@@ -30,10 +21,10 @@ static void check_result(const char *out, const char *scenario, long long min_co
 		fprintf(stderr, "no result for %s\n", scenario);
 		return;
 	}
-	CHECK(field(r, "count") >= min_count);
-	CHECK_EQ_U64(field(r, "invalid"), 0);
-	CHECK(field(r, "min") >= 0);
-	CHECK(field(r, "max") >= field(r, "min"));
+	CHECK(conf_field(r, "count") >= min_count);
+	CHECK_EQ_U64(conf_field(r, "invalid"), 0);
+	CHECK(conf_field(r, "min") >= 0);
+	CHECK(conf_field(r, "max") >= conf_field(r, "min"));
 }
 
 static void test_lock(void)

@@ -11,16 +11,6 @@
 #include "capture.h"
 #include "check.h"
 
-/* The unsigned number after "key": in a record line (the first occurrence). */
-static uint64_t field(const char *line, const char *key)
-{
-	char want[64];
-
-	snprintf(want, sizeof(want), "\"%s\":", key);
-	const char *p = line != NULL ? strstr(line, want) : NULL;
-	return p != NULL ? strtoull(p + strlen(want), NULL, 10) : UINT64_MAX;
-}
-
 static const char *verdict(const char *out, const char *check)
 {
 	char needle[96];
@@ -129,20 +119,20 @@ static void check_result(const char *out, const char *scenario, const char *metr
 		CHECK(false);
 		return;
 	}
-	uint64_t count = field(line, "count"), invalid = field(line, "invalid");
-	uint64_t min = field(line, "min"), max = field(line, "max");
-	uint64_t p50 = field(line, "p50");
+	long long count = conf_field(line, "count"), invalid = conf_field(line, "invalid");
+	long long min = conf_field(line, "min"), max = conf_field(line, "max");
+	long long p50 = conf_field(line, "p50");
 	/* a second is far beyond any thread operation: gross sanity only */
-	uint64_t second = rtb_timing.hz;
+	long long second = (long long)rtb_timing.hz;
 
 	if (exact)
 		CHECK_EQ_U64(count, n);
 	else
-		CHECK(count >= n);
+		CHECK(count >= (long long)n);
 	CHECK_EQ_U64(invalid, 0);
 	CHECK(min > 0 && min <= p50 && p50 <= max);
 	CHECK(p50 < second);
-	CHECK(field(line, "warmup") >= 10);
+	CHECK(conf_field(line, "warmup") >= 10);
 }
 
 static void test_switch_yield(void)

@@ -23,12 +23,6 @@
 
 #include "rtb/core.h"
 
-/* Sort in place, ascending (heap sort: no recursion, no allocation). */
-void rtb_sort_u64(uint64_t *v, size_t n);
-
-/* A duration for humans: "850 ns", "52.300 us", "4.000 ms", "1.500 s". */
-void rtb_clk_fmt_ns(char *buf, size_t len, uint64_t ns);
-
 /* ---- loop classification and period ----------------------------------- */
 
 enum rtb_clk_kind {

@@ -6,6 +6,7 @@
  *  - recorder: exact statistics, log-linear histogram, bounded raw series
  *  - emitter:  JSON Lines records written through rtb_port_console_write()
  *  - runner:   scenario descriptors, profiles, options, deadlines
+ *  - building blocks several scenario families share
  *
  * The core is portable C11: it includes no OS header and reaches the OS only
  * through ports/rtb_port.h.
@@ -37,6 +38,10 @@ bool rtb_parse_u64(const char *s, uint64_t *out);
  * Always NUL-terminates; returns the length written (truncated to len-1). */
 size_t rtb_vfmt(char *buf, size_t len, const char *fmt, va_list ap);
 size_t rtb_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A duration for humans: "850 ns", "52.300 us", "4.000 ms", "1.500 s". */
+void rtb_fmt_ns(char *buf, size_t len, uint64_t ns);
+/* Sort in place, ascending (heap sort: no recursion, no allocation). */
+void rtb_sort_u64(uint64_t *v, size_t n);
 double rtb_sqrt(double x);
 
 #define RTB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -133,6 +138,14 @@ struct rtb_recorder {
  * and touch them so no page fault lands in a measurement. */
 int rtb_recorder_init(struct rtb_recorder *r, const struct rtb_metric *m, uint32_t warmup,
 		      uint32_t raw_max);
+/* The two recorders of a scenario that times two operations per iteration,
+ * with the same warm-up and raw series size: both are set up, or (error)
+ * neither holds memory, and rtb_recorder_free() on either is harmless. */
+int rtb_recorder_init_pair(struct rtb_recorder *a, const struct rtb_metric *ma,
+			   struct rtb_recorder *b, const struct rtb_metric *mb, uint32_t warmup,
+			   uint32_t raw_max);
+/* Free the buffers; harmless on a recorder already freed or whose init
+ * failed. */
 void rtb_recorder_free(struct rtb_recorder *r);
 /* Forget all samples, keep configuration and buffers. */
 void rtb_recorder_reset(struct rtb_recorder *r);
@@ -231,6 +244,10 @@ enum rtb_control {
 	RTB_CONTROL_MISSED = 2,	 /* the broken variant passed: the test is blind */
 };
 const char *rtb_control_name(enum rtb_control c);
+/* What the negative control's own outcome (the broken variant judged by the
+ * same decision) makes it: fail is caught, pass is missed, anything else
+ * (inconclusive, unsupported) not run. */
+enum rtb_control rtb_control_of(enum rtb_outcome control_outcome);
 
 #define RTB_EVIDENCE_MAX 16
 #define RTB_LINE_MAX 160
@@ -299,9 +316,23 @@ uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quic
 /* Option lookups (exact key). */
 const char *rtb_ctx_option(const struct rtb_ctx *ctx, const char *key);
 bool rtb_ctx_flag(const struct rtb_ctx *ctx, const char *key);
+/* An option whose value is one of a few words: the index of its value in
+ * words[0 .. nwords), 0 (the first word is the default) when the option is
+ * not given, -1 when its value is none of them. */
+int rtb_ctx_choice(const struct rtb_ctx *ctx, const char *key, const char *const *words,
+		   uint32_t nwords);
 /* True once the scenario's time budget is used up, or the host asked the
  * run to stop (rtb_port_stop_requested()). */
 bool rtb_ctx_expired(const struct rtb_ctx *ctx);
+/* Why rtb_ctx_expired() is true: "stop requested" or "time budget reached"
+ * (for a warning that says where a scenario stopped). */
+const char *rtb_ctx_expired_cause(const struct rtb_ctx *ctx);
+/* The end test of a bounded measurement loop: rtb_ctx_expired(), and when
+ * true a warning for the scenario "<cause> after <done> of <total> <what>"
+ * ("time budget reached after 812 of 20200 iterations"). Call it between
+ * timed sections, every iteration or every 2^k-th. */
+bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t total,
+			   const char *what);
 /* The "did the switch happen?" check: true if *counter already equals want.
  * Otherwise yield until it does (or the budget ends) and return false: the
  * sample that expected the switch is then invalid. */
@@ -345,5 +376,21 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
  *       [--no-realtime] [--no-mlock]
  * Returns the process exit status (0 ok, 2 bad usage, 1 failure). */
 int rtb_main(int argc, char **argv);
+
+/* ---- scenario building blocks (never on a timed path) ------------------- */
+
+/* Sleep in steps of 100 us until *counter reaches want; false once
+ * timeout_ns has passed. For a controller waiting on threads that may not
+ * run as expected. */
+bool rtb_wait_count(volatile uint32_t *counter, uint32_t want, uint64_t timeout_ns);
+/* Keep the CPU busy for `ticks` counter ticks (a thread that must hold the
+ * CPU while others are ready), bounded by the counter alone. */
+void rtb_spin_ticks(uint64_t ticks);
+/* The "amortised" cross-check table of an uncontended-operation scenario:
+ * the same operations timed once over many back-to-back calls. Add rows with
+ * rtb_amortised_row() (operation, calls, total ticks, ticks per call: null
+ * without calls), finish with rtb_table_end(). */
+struct rtb_json *rtb_amortised_begin(const char *scenario);
+void rtb_amortised_row(struct rtb_json *j, const char *operation, uint64_t calls, uint64_t ticks);
 
 #endif /* RTB_CORE_H */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Fake port for the core's unit tests: the parts of the contract the engine
- * itself uses (counter, console, memory, info, yield). The console is
- * captured in memory so tests can read back every record the emitter wrote;
- * yield calls a hook so tests can script what "another thread" does.
+ * itself uses (counter, console, memory, info, yield, the clock, relative
+ * sleeps, cpu_relax). The console is captured in memory so tests can read back every
+ * record the emitter wrote; yield and sleep call hooks so tests can script
+ * what "another thread" does; a sleep only advances the fake clock.
  */
 #include "fake_port.h"
 
@@ -17,6 +18,9 @@ size_t fake_console_len;
 uint64_t fake_console_writes;
 uint64_t fake_yields;
 void (*fake_yield_hook)(void);
+uint64_t fake_time_ns;
+uint64_t fake_sleeps;
+void (*fake_sleep_hook)(void);
 static size_t fake_console_cap;
 
 static struct rtb_port_info info = {
@@ -44,7 +48,11 @@ void fake_reset(void)
 	fake_console_writes = 0;
 	fake_yields = 0;
 	fake_yield_hook = NULL;
+	fake_time_ns = 0;
+	fake_sleeps = 0;
+	fake_sleep_hook = NULL;
 	fake_stop = false;
+	fake_allocs_left = -1;
 	if (fake_console != NULL)
 		fake_console[0] = '\0';
 }
@@ -79,8 +87,14 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
+int64_t fake_allocs_left = -1;
+
 void *rtb_port_mem_alloc(size_t bytes)
 {
+	if (fake_allocs_left == 0)
+		return NULL;
+	if (fake_allocs_left > 0)
+		fake_allocs_left--;
 	return malloc(bytes);
 }
 
@@ -101,6 +115,24 @@ void rtb_port_thread_yield(void)
 	fake_yields++;
 	if (fake_yield_hook != NULL)
 		fake_yield_hook();
+}
+
+void rtb_port_cpu_relax(void)
+{
+}
+
+uint64_t rtb_port_time_ns(void)
+{
+	return fake_time_ns;
+}
+
+int rtb_port_sleep_ns(uint64_t duration_ns)
+{
+	fake_sleeps++;
+	fake_time_ns += duration_ns;
+	if (fake_sleep_hook != NULL)
+		fake_sleep_hook();
+	return RTB_OK;
 }
 
 int rtb_port_console_write(const char *buf, size_t len)

@@ -15,8 +15,12 @@ extern uint64_t fake_console_writes;  /* rtb_port_console_write() calls */
 extern bool fake_stop;		      /* what rtb_port_stop_requested() answers */
 extern uint64_t fake_yields;	      /* rtb_port_thread_yield() calls */
 extern void (*fake_yield_hook)(void); /* run by each yield, may be NULL */
+extern uint64_t fake_time_ns;	      /* rtb_port_time_ns(); a sleep adds its duration */
+extern uint64_t fake_sleeps;	      /* rtb_port_sleep_ns() calls */
+extern void (*fake_sleep_hook)(void); /* run by each sleep, may be NULL */
 extern uint64_t fake_counter;	      /* next counter value */
 extern uint64_t fake_counter_step;    /* added after each counter read */
+extern int64_t fake_allocs_left;      /* allocations that succeed, then NULL; -1: all */
 
 void fake_reset(void);
 void fake_set_caps(uint32_t caps);
