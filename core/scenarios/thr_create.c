@@ -22,12 +22,13 @@
  * thr.create.run_block (3). The controller raises itself to relative 1 and
  * creates a thread at relative 2, which runs at once, takes t_first, lowers
  * itself to relative 0 (below the creator, which therefore runs again) and,
- * once it gets the CPU back, blocks. The creator then sleeps 100 us
- * (untimed) so the thread can reach its blocking call, and deletes it:
+ * once it gets the CPU back, blocks. The creator then sleeps (untimed) in
+ * 100 us steps until the thread says it is about to block (at most 100 ms),
+ * and 100 us more so it gets there, and deletes it:
  *   t2; delete; t3
  * creation = t_first - t0 as in (2); deletion = t3 - t2. A sample is invalid
  * when the thread had not lowered itself by the time create returned, or had
- * not reached its blocking call after the creator's sleep. Deleting a
+ * not reached its blocking call after the creator's sleeps. Deleting a
  * blocked thread needs RTB_CAP_THREAD_DELETE_LIVE.
  */
 #include "rtb/core.h"
@@ -233,6 +234,7 @@ const struct rtb_scenario rtb_scn_thr_create_run_terminate = {
 /* ---- (3) run and block ------------------------------------------------------ */
 
 #define BLOCK_SETTLE_NS 100000u
+#define BLOCK_SETTLE_TRIES 1000u /* 100 ms at most */
 
 static void run_block_main(void *arg)
 {
@@ -280,6 +282,10 @@ static int run_run_block(struct rtb_ctx *ctx)
 		/* the new thread ran before create returned; lowering its
 		 * priority handed the CPU back to us */
 		bool ran = sh.entered == before + 1;
+		/* Let it reach its blocking call: sleep until it says it is
+		 * about to block (bounded), then once more so it gets there. */
+		for (uint32_t k = 0; k < BLOCK_SETTLE_TRIES && sh.blocking != before + 1; k++)
+			rtb_port_sleep_ns(BLOCK_SETTLE_NS);
 		rtb_port_sleep_ns(BLOCK_SETTLE_NS);
 		bool blocked = sh.lowered == before + 1 && sh.blocking == before + 1;
 		uint64_t t2 = rtb_port_counter_read();

@@ -105,7 +105,10 @@ static void test_rr_behavior(void)
 }
 
 /* A result of `scenario`/`metric` (and `param` if not NULL) took `n`
- * samples (at least n when not exact), all valid, with plausible values. */
+ * samples (at least n when not exact), with plausible values. Every
+ * iteration is accounted for: valid, or counted invalid; a host that
+ * stalls the measurement CPU (a virtual machine's steal time) can spoil a
+ * few, never silently and never many. */
 static void check_result(const char *out, const char *scenario, const char *metric,
 			 const char *param, uint64_t n, bool exact)
 {
@@ -126,10 +129,10 @@ static void check_result(const char *out, const char *scenario, const char *metr
 	long long second = (long long)rtb_timing.hz;
 
 	if (exact)
-		CHECK_EQ_U64(count, n);
+		CHECK_EQ_U64(count + invalid, n);
 	else
 		CHECK(count >= (long long)n);
-	CHECK_EQ_U64(invalid, 0);
+	CHECK(invalid * 20 <= (long long)n);
 	CHECK(min > 0 && min <= p50 && p50 <= max);
 	CHECK(p50 < second);
 	CHECK(conf_field(line, "warmup") >= 10);
