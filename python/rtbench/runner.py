@@ -7,7 +7,7 @@ run uses one calibration. Each unit runs in its own process and session; a
 unit that overruns its deadline (from the core's catalog, plus slack) is
 killed and recorded as `timeout`, one that dies or ends without its `end`
 record as `crashed`, and the run goes on. results.json is rewritten after
-every unit. SIGINT and SIGTERM ask the running unit to stop (it reports what
+every unit. SIGINT, SIGTERM and SIGHUP ask the running unit to stop (it reports what
 it measured), then the run ends as interrupted. Host settings changed for the
 run are restored on every path.
 
@@ -101,7 +101,7 @@ class Ui:
 
 
 class StopFlag:
-    """Set by SIGINT/SIGTERM; the runner polls it."""
+    """Set by SIGINT/SIGTERM/SIGHUP; the runner polls it."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -332,7 +332,8 @@ class Run:
         """Run everything; results.json is complete or marked incomplete on return."""
         previous = {
             signo: signal.signal(signo, self.stop.handler)
-            for signo in (signal.SIGINT, signal.SIGTERM)
+            # SIGHUP too: a closed terminal must not leave host settings changed.
+            for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
         }
         host_tuning = tuning.HostTuning(
             cpu_dma_latency=self.options.dma_latency,

@@ -52,7 +52,7 @@ def test_watchdog_kills_an_overrunning_scenario(run_cli: RunCli, tmp_path: Path)
     assert "TIMEOUT" in done.stdout
 
 
-@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signo", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_interruption_keeps_results_and_restores_settings(
     core_binary: Path, tmp_path: Path, signo: signal.Signals
 ) -> None:
