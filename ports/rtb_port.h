@@ -254,11 +254,27 @@ int rtb_port_irq_stop(struct rtb_irq *irq, struct rtb_irq_counts *counts);
 void *rtb_port_mem_alloc(size_t bytes); /* NULL on failure */
 void rtb_port_mem_free(void *p);
 
+/* A figure of struct rtb_mem_usage that the port reports but that does not
+ * follow the program's use of memory in this build, so MEM-B-LEK must not
+ * judge it (it still shows it). */
+enum rtb_mem_usage_flag {
+	/* Resident memory grows for the build's own reasons: an instrumented
+	 * allocator (AddressSanitizer keeps freed blocks in a quarantine and
+	 * per-thread bookkeeping for every thread ever created), ... */
+	RTB_MEM_RESIDENT_UNRELIABLE = 1u << 0,
+	RTB_MEM_HEAP_UNRELIABLE = 1u << 1,
+};
+
 struct rtb_mem_usage {
 	uint64_t resident_bytes;  /* process RSS, or OS heap in use on an RTOS */
-	uint64_t heap_used_bytes; /* allocator's bytes in use */
+	uint64_t heap_used_bytes; /* allocator's bytes in use; 0: not available */
 	uint64_t threads;	  /* OS threads of the process */
 	uint64_t handles;	  /* open handles (file descriptors, ...) */
+	uint32_t unreliable;	  /* RTB_MEM_*_UNRELIABLE flags */
+	/* One sentence saying why the flagged figures are not judged and where
+	 * heap_used_bytes comes from when that differs from the default
+	 * allocator; NULL when there is nothing to say. Static storage. */
+	const char *note;
 };
 int rtb_port_mem_usage(struct rtb_mem_usage *out);
 

@@ -141,7 +141,9 @@ struct leak_run {
 	uint32_t stride; /* loops per sample */
 	struct rtb_mem_sample *samples;
 	size_t nsamples;
-	void *leaked; /* list of kept blocks (first word: next) */
+	void *leaked;	     /* list of kept blocks (first word: next) */
+	uint32_t unreliable; /* RTB_MEM_*_UNRELIABLE seen in any sample */
+	const char *note;    /* the port's note on its figures, or NULL */
 };
 
 struct leak_objects {
@@ -265,7 +267,23 @@ static bool take_sample(struct leak_run *r)
 	s->value[RTB_MEM_HEAP] = u.heap_used_bytes;
 	s->value[RTB_MEM_THREADS] = u.threads;
 	s->value[RTB_MEM_HANDLES] = u.handles;
+	r->unreliable |= u.unreliable;
+	if (u.note != NULL)
+		r->note = u.note;
 	return true;
+}
+
+/* The decision, leaving out what the port called unreliable in this build. */
+static void leak_decide(const struct leak_run *r, const struct rtb_mem_params *p, uint64_t *scratch,
+			struct rtb_mem_decision *d)
+{
+	struct rtb_mem_params q = *p;
+
+	if (r->unreliable & RTB_MEM_RESIDENT_UNRELIABLE)
+		q.unreliable |= 1u << RTB_MEM_RESIDENT;
+	if (r->unreliable & RTB_MEM_HEAP_UNRELIABLE)
+		q.unreliable |= 1u << RTB_MEM_HEAP;
+	rtb_mem_decide(r->samples, r->nsamples, &q, scratch, d);
 }
 
 static void leak_progress(const char *id, const struct leak_run *r)
@@ -440,7 +458,7 @@ static void leak_control(const struct rtb_ctx *ctx, const char *id, const struct
 		leak_measure(ctx, id, o, r);
 		if (r->failure != RTB_OK)
 			break;
-		rtb_mem_decide(r->samples, r->nsamples, p, scratch, &d);
+		leak_decide(r, p, scratch, &d);
 		if (d.outcome == RTB_FAIL || r->loops < target)
 			break;
 	}
@@ -499,7 +517,7 @@ static int run_leak(struct rtb_ctx *ctx)
 	free_leaked(&r);
 
 	struct rtb_mem_decision d;
-	rtb_mem_decide(r.samples, r.nsamples, &p, scratch, &d);
+	leak_decide(&r, &p, scratch, &d);
 	v.outcome = d.outcome;
 	rtb_fmt(v.reason, sizeof(v.reason), "%s", d.reason);
 	if (r.failure != RTB_OK) {
@@ -523,6 +541,8 @@ static int run_leak(struct rtb_ctx *ctx)
 	rtb_verdict_evidence(&v, "%zu samples (every %u loops at the end), the first %zu a warm-up",
 			     r.nsamples, r.stride, d.warmup_samples);
 	trend_lines(&d, &p, false, &v);
+	if (r.note != NULL)
+		rtb_verdict_evidence(&v, "%s", r.note);
 	if (leak > 0)
 		rtb_verdict_evidence(&v,
 				     "option mem.behavior.leak.leak_bytes=%llu: the loop leaks on "

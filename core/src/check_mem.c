@@ -26,6 +26,8 @@ const char *rtb_mem_shape_name(enum rtb_mem_shape s)
 		return "one-time step";
 	case RTB_MEM_GROWING:
 		return "growing";
+	case RTB_MEM_UNRELIABLE:
+		return "not judged in this build";
 	default:
 		return "not judged";
 	}
@@ -96,7 +98,9 @@ static void judge(const struct rtb_mem_sample *s, size_t first, size_t m_count,
 
 	bool growing = t->growth_beyond_step > (int64_t)tol;
 	bool late_step = t->step > (int64_t)tol && t->step_segment >= segs - 1;
-	if (growing || late_step)
+	if (p->unreliable & (1u << m))
+		t->shape = RTB_MEM_UNRELIABLE;
+	else if (growing || late_step)
 		t->shape = RTB_MEM_GROWING;
 	else if (t->step > (int64_t)tol && t->growth > (int64_t)tol)
 		t->shape = RTB_MEM_ONE_STEP;
@@ -127,7 +131,8 @@ void rtb_mem_decide(const struct rtb_mem_sample *s, size_t n, const struct rtb_m
 	int grows = -1, steps = -1, available = 0;
 	for (unsigned m = 0; m < RTB_MEM_METRICS; m++) {
 		judge(s, d->warmup_samples, judged, &q, m, scratch, &d->trend[m]);
-		if (d->trend[m].shape == RTB_MEM_NOT_JUDGED)
+		if (d->trend[m].shape == RTB_MEM_NOT_JUDGED ||
+		    d->trend[m].shape == RTB_MEM_UNRELIABLE)
 			continue;
 		available++;
 		if (d->trend[m].shape == RTB_MEM_GROWING && grows < 0)

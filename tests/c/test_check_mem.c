@@ -3,7 +3,7 @@
  * Unit tests of the MEM-B-LEK decision on synthetic memory series: flat,
  * slow linear growth, a one-time step after warm-up, a late step, a
  * staircase, noise and spikes, growth during warm-up only, object leaks,
- * too few samples.
+ * too few samples, a metric the port calls unreliable.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +200,39 @@ static void test_too_few(void)
 	CHECK(d.outcome == RTB_INCONCLUSIVE);
 }
 
+/* A metric the port calls unreliable (RSS under AddressSanitizer) is shown
+ * with its levels but not judged; the others still are. */
+static void test_unreliable(void)
+{
+	struct rtb_mem_params p;
+	struct rtb_mem_decision d;
+
+	flat();
+	for (size_t i = 0; i < N; i++)
+		s[i].value[RTB_MEM_RESIDENT] += s[i].loop * 4096; /* the quarantine fills */
+	rtb_mem_params_default(&p);
+	rtb_mem_decide(s, N, &p, scratch, &d);
+	CHECK(d.outcome == RTB_FAIL); /* judged, it is a leak */
+	p.unreliable = 1u << RTB_MEM_RESIDENT;
+	rtb_mem_decide(s, N, &p, scratch, &d);
+	CHECK(d.outcome == RTB_PASS);
+	CHECK(d.trend[RTB_MEM_RESIDENT].shape == RTB_MEM_UNRELIABLE);
+	CHECK(d.trend[RTB_MEM_RESIDENT].growth > 0); /* levels still computed */
+	/* a real leak in the allocator's count is still caught */
+	for (size_t i = 0; i < N; i++)
+		s[i].value[RTB_MEM_HEAP] += s[i].loop * 64;
+	rtb_mem_decide(s, N, &p, scratch, &d);
+	CHECK(d.outcome == RTB_FAIL);
+	CHECK(strstr(d.reason, "heap grows") != NULL);
+	/* nothing left to judge: inconclusive, not pass */
+	for (size_t i = 0; i < N; i++)
+		s[i].value[RTB_MEM_HEAP] = s[i].value[RTB_MEM_THREADS] =
+			s[i].value[RTB_MEM_HANDLES] = 0;
+	rtb_mem_decide(s, N, &p, scratch, &d);
+	CHECK(d.outcome == RTB_INCONCLUSIVE);
+	CHECK(strcmp(rtb_mem_shape_name(RTB_MEM_UNRELIABLE), "not judged in this build") == 0);
+}
+
 int main(void)
 {
 	test_flat();
@@ -209,6 +242,7 @@ int main(void)
 	test_noise();
 	test_objects();
 	test_too_few();
+	test_unreliable();
 	CHECK(strcmp(rtb_mem_metric_name(RTB_MEM_HEAP), "heap") == 0);
 	CHECK(strcmp(rtb_mem_shape_name(RTB_MEM_ONE_STEP), "one-time step") == 0);
 	return check_exit();

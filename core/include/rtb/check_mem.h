@@ -26,6 +26,9 @@
  *    judged samples) does not move that segment's median: it is too short
  *    to be told from a transient and is not judged.
  *  - A metric whose samples are all zero is not available and not judged.
+ *  - A metric in `unreliable` (the port says it does not follow the
+ *    program's memory in this build, e.g. RSS under AddressSanitizer) gets
+ *    its levels computed and shown but is not judged.
  */
 #ifndef RTB_CHECK_MEM_H
 #define RTB_CHECK_MEM_H
@@ -59,6 +62,7 @@ struct rtb_mem_params {
 	uint32_t warmup_pct; /* samples ignored at the start, in % */
 	uint32_t segments;   /* at least 4 */
 	uint64_t tolerance[RTB_MEM_METRICS];
+	uint32_t unreliable; /* bit m: metric m is shown, not judged */
 };
 
 /* The parameters mem.behavior.leak uses (see the .c file for why). */
@@ -67,8 +71,9 @@ void rtb_mem_params_default(struct rtb_mem_params *p);
 enum rtb_mem_shape {
 	RTB_MEM_NOT_JUDGED = 0, /* metric not available */
 	RTB_MEM_FLAT = 1,
-	RTB_MEM_ONE_STEP = 2, /* one increase, then flat */
-	RTB_MEM_GROWING = 3,  /* a leak */
+	RTB_MEM_ONE_STEP = 2,	/* one increase, then flat */
+	RTB_MEM_GROWING = 3,	/* a leak */
+	RTB_MEM_UNRELIABLE = 4, /* levels computed, not judged (params.unreliable) */
 };
 const char *rtb_mem_shape_name(enum rtb_mem_shape s);
 
