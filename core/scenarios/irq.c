@@ -752,43 +752,58 @@ static void sus_tables(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 static void sus_result(const struct rtb_ctx *ctx, const struct rtb_irq_search *s)
 {
 	const char *id = "irq.sustained";
+	static char title[RTB_LINE_MAX];
+	struct rtb_irq_headline h;
+	char at[96] = "";
 
-	if (!s->found) {
-		rtb_emit_log(id, "warning",
-			     "no loss-free period found: every phase lost interrupts, up to "
-			     "%llu ns%s",
-			     (unsigned long long)s->cfg.max_period_ns,
-			     s->aborted ? " (the search was cut short)" : "");
+	rtb_irq_search_headline(s, &h);
+	if (h.phase_count == 0) {
+		rtb_emit_log(id, "warning", "no phase ran: no result");
 		return;
 	}
-	uint64_t hz = s->result_ns > 0 ? 1000000000u / s->result_ns : 0;
-	rtb_emit_log(id, "info",
-		     "smallest loss-free period: %llu ns (%llu interrupts/s), no interrupt lost "
-		     "in a phase of %llu%s%s%s",
-		     (unsigned long long)s->result_ns, (unsigned long long)hz,
-		     (unsigned long long)s->result_count, profile_phase_note(ctx),
-		     s->at_floor ? "; that is the smallest period tried, the limit is lower" : "",
-		     s->confirm_failed ? "; the next larger phase size lost interrupts at every "
-					 "period tried"
-				       : "");
 	if (s->aborted)
 		rtb_emit_log(id, "warning",
 			     "the search was cut short (time budget or stop request); a longer "
 			     "run may find a smaller period");
+	if (!h.found) {
+		if (h.smaller_found)
+			rtb_fmt(at, sizeof(at),
+				"; phases of %llu interrupts were loss-free at %llu ns",
+				(unsigned long long)h.smaller_count,
+				(unsigned long long)h.smaller_period_ns);
+		rtb_emit_log(id, "warning",
+			     "smallest loss-free period: not found at %llu interrupts%s; every "
+			     "phase of that size lost interrupts, up to %llu ns%s%s",
+			     (unsigned long long)h.phase_count, profile_phase_note(ctx),
+			     (unsigned long long)h.lossy_up_to_ns, at,
+			     s->aborted ? " (the search was cut short)" : "");
+		return;
+	}
+	uint64_t hz = 1000000000u / h.period_ns;
+	rtb_emit_log(id, "info",
+		     "smallest loss-free period: %llu ns (%llu interrupts/s), no interrupt lost "
+		     "in a phase of %llu%s%s",
+		     (unsigned long long)h.period_ns, (unsigned long long)hz,
+		     (unsigned long long)h.phase_count, profile_phase_note(ctx),
+		     h.at_floor ? "; that is the smallest period tried, the limit is lower" : "");
 
+	/* the phase size goes with the figure everywhere it is shown */
+	rtb_fmt(title, sizeof(title),
+		"Smallest loss-free interrupt period (phases of %llu interrupts)",
+		(unsigned long long)h.phase_count);
 	struct rtb_metric m = {.scenario = id,
 			       .label = "IRQ-S-SUS",
 			       .metric = "min_period",
-			       .title = "Smallest loss-free interrupt period",
+			       .title = title,
 			       .unit = "ns"};
 	struct rtb_recorder r;
-	rtb_metric_param(&m, "phase", (int64_t)s->result_count);
-	rtb_metric_param_str(&m, "bound", s->at_floor ? "below_range" : "found");
+	rtb_metric_param(&m, "phase", (int64_t)h.phase_count);
+	rtb_metric_param_str(&m, "bound", h.at_floor ? "below_range" : "found");
 	if (rtb_recorder_init(&r, &m, 0, ctx->raw_max) != RTB_OK) {
 		rtb_emit_log(id, "error", "no memory for the result record");
 		return;
 	}
-	rtb_recorder_add(&r, s->result_ns);
+	rtb_recorder_add(&r, h.period_ns);
 	rtb_emit_result(&r);
 	rtb_recorder_free(&r);
 }
