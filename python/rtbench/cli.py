@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from rtbench import __version__, build, catalog, runner, system
+from rtbench.cpulock import CpuLock
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.paths import ROOT
 from rtbench.progress import Progress
@@ -111,6 +112,11 @@ def build_parser() -> _Parser:
     )
     run.add_argument(
         "--raw-max", type=_nonnegative, metavar="N", help="raw samples kept per metric"
+    )
+    run.add_argument(
+        "--wait",
+        action="store_true",
+        help="when another rtbench run measures on the same CPU, wait for it to end",
     )
 
     lst = sub.add_parser("list", help="show the scenario catalog")
@@ -243,8 +249,13 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if unmatched:
         raise UsageError(f"No scenario id or label matches '{unmatched[0]}' (see `rtbench list`).")
     if args.only and not selection.units:
-        _warn("None of the selected ids is implemented in this build; only the calibration runs.")
+        raise UsageError(
+            "None of the selected ids is implemented in this build, so nothing would be "
+            "measured (see `rtbench list`)."
+        )
 
+    lock = CpuLock(cpu)
+    lock.acquire(wait=args.wait, say=_err)
     _create_out(out)
     snap = system.snapshot(cpu)
     cavs = system.caveats(snap)

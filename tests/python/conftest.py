@@ -52,6 +52,8 @@ def run_cli(core_binary: Path, tmp_path: Path) -> RunCli:
         full_env.pop("RTBENCH_DEADLINE_SCALE", None)
         full_env["PYTHONPATH"] = str(ROOT / "python")
         full_env["NO_COLOR"] = "1"
+        # each test's runs lock their measurement CPU among themselves only
+        full_env["RTBENCH_LOCK_DIR"] = str(tmp_path)
         full_env.update(env or {})
         return subprocess.run(
             [sys.executable, "-m", "rtbench", *args],

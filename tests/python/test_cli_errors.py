@@ -2,12 +2,14 @@
 """Every bad input: exit status 2, one line on stderr, no traceback, nothing damaged."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, RunCli
+from conftest import FIXTURES, RunCli, fake_core_env
+from rtbench.cpulock import LOCK_DIR_ENV, CpuLock
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:
@@ -158,3 +160,35 @@ def test_show_good_fixture(run_cli: RunCli) -> None:
     assert done.returncode == 0, done.stderr
     assert "sem.signal.unblock release" in done.stdout
     assert done.stderr == ""
+
+
+def test_nothing_implemented_is_refused(run_cli: RunCli, core_binary: Path, tmp_path: Path) -> None:
+    # A build without sem.create: asking only for it would measure nothing.
+    env = fake_core_env(core_binary, "hide", "sem.create")
+    done = run_cli("run", "--only", "sem.create", "--out", str(tmp_path / "r"), env=env)
+    assert_one_line_error(done)
+    assert "nothing would be measured" in done.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_second_run_on_the_same_cpu_is_refused(
+    run_cli: RunCli, measurement_cpu: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    monkeypatch.setenv(LOCK_DIR_ENV, str(locks))
+    holder = CpuLock(measurement_cpu)
+    holder.acquire()
+    try:
+        out = tmp_path / "second"
+        args = ("run", "--cpu", str(measurement_cpu), "--only", "cal.timestamp")
+        done = run_cli(*args, "--out", str(out), env={LOCK_DIR_ENV: str(locks)})
+        assert_one_line_error(done)
+        expected = f"CPU {measurement_cpu} is in use by another rtbench run (process {os.getpid()})"
+        assert expected in done.stderr
+        assert not out.exists()
+    finally:
+        holder.release()
+    # released, the lock can be taken again (by this process or the next run)
+    with CpuLock(measurement_cpu) as again:
+        again.acquire()
