@@ -141,10 +141,25 @@ def _warn(text: str) -> None:
     _err(f"{prefix} {text}")
 
 
+def _styled(command: str | None, message: str) -> str:
+    """Every error in one style: `rtbench <command>: <sentence>`."""
+    if message.startswith("rtbench"):
+        return message
+    prog = f"rtbench {command}" if command else "rtbench"
+    return f"{prog}: {message}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    command: str | None = None
+    parser = build_parser()
+    if not args_list:
+        sys.stderr.write(parser.format_usage())
+        _err("rtbench: a command is needed; `rtbench --help` says what each one does.")
+        return 2
     try:
-        args = build_parser().parse_args(args_list)
+        args = parser.parse_args(args_list)
+        command = args.command
         if args.command == "run":
             return cmd_run(args, args_list)
         if args.command == "list":
@@ -153,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_system(args)
         return cmd_show(args)
     except RtbenchError as e:
-        _err(str(e))
+        _err(_styled(command, str(e)))
         return e.exit_status
     except KeyboardInterrupt:
         _err("Interrupted.")

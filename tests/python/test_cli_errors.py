@@ -3,6 +3,7 @@
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -18,6 +19,8 @@ def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].strip()
+    # one style everywhere: `rtbench <command>: <sentence>`
+    assert re.match(r"^rtbench( [a-z]+)?: \S", lines[0]), lines[0]
 
 
 @pytest.mark.parametrize(
@@ -192,3 +195,10 @@ def test_second_run_on_the_same_cpu_is_refused(
     # released, the lock can be taken again (by this process or the next run)
     with CpuLock(measurement_cpu) as again:
         again.acquire()
+
+
+def test_no_command_prints_the_usage(run_cli: RunCli) -> None:
+    done = run_cli()
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: rtbench")
+    assert "Traceback" not in done.stderr
