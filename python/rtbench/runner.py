@@ -28,7 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rtbench import tuning
+from rtbench import system, tuning
 from rtbench.catalog import CatalogId, CoreScenario, Selection, SpecEntry
 from rtbench.errors import CoreError, UsageError
 from rtbench.progress import Progress
@@ -354,6 +354,7 @@ class Run:
                     f"Changed {change.get('setting')} from {change.get('original')} to "
                     f"{change.get('applied')} for the run (restored at the end)."
                 )
+            self._caveats_as_run(host_tuning)
             self._pin_self(original_affinity)
             self._run_units()
             self.complete = not self.interrupted
@@ -369,6 +370,24 @@ class Run:
                 self.finished = _now()
                 self.save()
         return self.document()
+
+    def _caveats_as_run(self, host_tuning: tuning.HostTuning) -> None:
+        """Caveats describe the conditions the run had, not those before it: RT
+        throttling lifted for the run is no longer a warning; one that could not be
+        lifted is warned about now (the command line held that warning back)."""
+        lifted = any(
+            c.get("setting") == "sched_rt_runtime_us" and c.get("applied") == -1
+            for c in host_tuning.changes
+        )
+        if lifted:
+            throttling = self.host.setdefault("rt_throttling", {})
+            if isinstance(throttling, dict):
+                throttling["lifted_for_run"] = True
+            self.caveats = system.caveats(self.host)
+        elif self.options.lift_rt_throttle:
+            for c in self.caveats:
+                if c.get("code") == "rt_throttling":
+                    self.ui.warn(f"{c.get('message', '')} (--lift-rt-throttle did not take)")
 
     def _note_settings(self, host_tuning: tuning.HostTuning) -> None:
         self.settings = {

@@ -1068,6 +1068,15 @@ def _check_not_preempt_rt(snap: dict[str, Any]) -> dict[str, str] | None:
 
 
 def _check_rt_throttling(snap: dict[str, Any]) -> dict[str, str] | None:
+    if _get(snap, "rt_throttling", "lifted_for_run") is True:
+        return _caveat(
+            "rt_throttling",
+            "info",
+            "RT throttling was lifted for the run (sched_rt_runtime_us -1, restored "
+            "afterwards): real-time threads were never stopped by it, and a runaway one only "
+            "by rtbench's watchdog.",
+            "Nothing to do; other real-time and kernel work on the CPU still shows.",
+        )
     if _get(snap, "rt_throttling", "enabled") is not True:
         return None
     runtime = _get(snap, "rt_throttling", "runtime_us")

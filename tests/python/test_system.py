@@ -559,6 +559,16 @@ def test_rt_throttling_caveat_explains_the_gap_and_the_cure() -> None:
     assert "sched_rt_runtime_us" in cav["advice"]
 
 
+def test_rt_throttling_lifted_for_the_run_is_not_a_warning() -> None:
+    snap = clean_snapshot()
+    PRODUCES["rt_throttling"](snap)
+    snap["rt_throttling"]["lifted_for_run"] = True
+    cav = next(c for c in system.caveats(snap) if c["code"] == "rt_throttling")
+    assert cav["severity"] == "info"
+    assert "lifted for the run" in cav["message"]
+    assert "--lift-rt-throttle" not in cav["advice"]
+
+
 def test_rt_throttling_advice_on_a_single_cpu_is_to_keep_it() -> None:
     snap = clean_snapshot()
     PRODUCES["rt_throttling"](snap)
