@@ -272,7 +272,7 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     lock = CpuLock(cpu)
     lock.acquire(wait=args.wait, say=_err)
     _create_out(out)
-    snap = system.snapshot(cpu)
+    snap = system.snapshot(cpu, cpu_given=args.cpu is not None)
     cavs = system.caveats(snap)
     for c in cavs:
         if args.lift_rt_throttle and c.get("code") == "rt_throttling":
@@ -339,7 +339,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_system(args: argparse.Namespace) -> int:
     cpu = _check_cpu(args.cpu)
-    snap = system.snapshot(cpu)
+    snap = system.snapshot(cpu, cpu_given=args.cpu is not None)
     cavs = system.caveats(snap)
     if args.json:
         data: dict[str, Any] = {"snapshot": snap, "caveats": cavs}

@@ -657,3 +657,14 @@ def test_render_does_not_modify_the_snapshot() -> None:
     before = copy.deepcopy(snap)
     system.render(snap, system.caveats(snap))
     assert snap == before
+
+
+def test_measurement_cpu_says_whether_it_was_chosen() -> None:
+    cpu = system.default_cpu()
+    snap = system.snapshot(cpu, cpu_given=False)
+    assert snap["measurement_cpu"]["source"] == "default"
+    text = system.render(snap, [])
+    assert f"Measurement CPU {cpu} (default: the last usable CPU)" in text
+    assert "command-line parameters of interest" in text
+    chosen = system.snapshot(cpu, cpu_given=True)
+    assert f"Measurement CPU {cpu} (chosen with --cpu)" in system.render(chosen, [])
