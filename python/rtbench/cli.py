@@ -19,7 +19,7 @@ from typing import Any, NoReturn, TextIO
 
 from rtbench import __version__, build, catalog, runner, system
 from rtbench.cpulock import CpuLock
-from rtbench.errors import RtbenchError, UsageError
+from rtbench.errors import RtbenchError, StorageError, UsageError
 from rtbench.paths import ROOT
 from rtbench.progress import Progress
 from rtbench.report import html as html_report
@@ -308,9 +308,19 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         options, transport, core_catalog, selection, snap, cavs, ui, progress, out.name
     )
     doc = run.execute()
-    _write_html(out, doc)
+    failure = run.storage_failure
+    if failure is None:
+        try:
+            _write_html(out, doc)
+        except OSError as e:
+            failure = f"cannot write {REPORT_FILE} in {out}: {e.strerror or e}"
     sys.stdout.write(terminal.render(doc, color=_color(sys.stdout), location=str(out)))
     sys.stdout.flush()
+    if failure is not None:
+        raise StorageError(
+            f"{failure[0].upper()}{failure[1:]}; the run stopped there, what was stored "
+            f"before is intact in {out}, and host settings were restored."
+        )
     status = runner.exit_status(doc)
     if status == 130:
         _err(f"Interrupted; what was measured is in {out}.")

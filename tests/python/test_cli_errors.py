@@ -4,7 +4,9 @@
 import json
 import os
 import re
+import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,39 @@ def test_no_command_prints_the_usage(run_cli: RunCli) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("usage: rtbench")
     assert "Traceback" not in done.stderr
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 96 KiB file system: room for results.json, not for raw samples."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_full_disk_is_one_sentence_and_keeps_what_was_stored(
+    run_cli: RunCli, tiny_disk: Path
+) -> None:
+    out = tiny_disk / "r"
+    done = run_cli("run", "--only", "sem.wait.available", "--out", str(out))
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("rtbench run: ") and "No space left on device" in last
+    assert "what was stored before is intact" in last
+    data = json.loads((out / "results.json").read_text())
+    assert data["run"]["complete"] is False
+    assert data["scenarios"], "what ran before the disk filled is stored"
