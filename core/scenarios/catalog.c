@@ -11,8 +11,7 @@
 
 RTB_SCN(rtb_scn_cal_timestamp);
 RTB_SCN(rtb_scn_cal_cpu);
-RTB_SCN(rtb_scn_clk_tick_config);
-RTB_SCN(rtb_scn_clk_tick_duration);
+RTB_SCN(rtb_scn_clk_tick);
 RTB_SCN(rtb_scn_thr_create_behavior);
 RTB_SCN(rtb_scn_thr_rr_behavior);
 RTB_SCN(rtb_scn_thr_switch_yield);
@@ -37,8 +36,7 @@ RTB_SCN(rtb_scn_mem_behavior_leak);
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
 	&rtb_scn_cal_cpu,
-	&rtb_scn_clk_tick_config,
-	&rtb_scn_clk_tick_duration,
+	&rtb_scn_clk_tick,
 	&rtb_scn_thr_create_behavior,
 	&rtb_scn_thr_rr_behavior,
 	&rtb_scn_thr_switch_yield,
