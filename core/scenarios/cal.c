@@ -67,13 +67,31 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	rtb_json_str(j, "Hz");
 	rtb_json_arr_end(j);
 	rtb_json_arr_begin(j);
-	rtb_json_str(j, "resolution");
+	rtb_json_str(j, "nominal resolution (one tick)");
 	uint64_t ps = rtb_timing.hz ? (uint64_t)(1e12 / (double)rtb_timing.hz + 0.5) : 0;
 	rtb_fmt(buf, sizeof(buf), "%llu.%03llu", (unsigned long long)(ps / 1000),
 		(unsigned long long)(ps % 1000));
 	rtb_json_str(j, buf);
-	rtb_json_str(j, "ns per tick");
+	rtb_json_str(j, "ns");
 	rtb_json_arr_end(j);
+	/* what the counter really resolves: it may move by several ticks */
+	uint64_t step = rtb_timing.step_ticks ? rtb_timing.step_ticks : 1;
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "effective resolution (measured step)");
+	ps = rtb_timing.hz ? (uint64_t)(1e12 * (double)step / (double)rtb_timing.hz + 0.5) : 0;
+	rtb_fmt(buf, sizeof(buf), "%llu.%03llu (%llu ticks)", (unsigned long long)(ps / 1000),
+		(unsigned long long)(ps % 1000), (unsigned long long)step);
+	rtb_json_str(j, buf);
+	rtb_json_str(j, "ns");
+	rtb_json_arr_end(j);
+	if (info->counter_step_ticks != 0) {
+		rtb_json_arr_begin(j);
+		rtb_json_str(j, "step declared by the port");
+		rtb_fmt(buf, sizeof(buf), "%llu", (unsigned long long)info->counter_step_ticks);
+		rtb_json_str(j, buf);
+		rtb_json_str(j, "ticks");
+		rtb_json_arr_end(j);
+	}
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "minimum (subtracted as overhead)");
 	rtb_fmt(buf, sizeof(buf), "%llu", (unsigned long long)r.min);

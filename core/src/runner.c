@@ -363,7 +363,7 @@ static bool parse_args(struct args *a, int argc, char **argv)
 	return true;
 }
 
-static void emit_meta(const struct args *a)
+static void emit_meta(const struct args *a, const struct rtb_counter_step *step)
 {
 	const struct rtb_port_info *info = rtb_port_info();
 	struct rtb_json *j = rtb_record_begin("meta", NULL);
@@ -393,6 +393,15 @@ static void emit_meta(const struct args *a)
 	rtb_json_ku64(j, "hz", rtb_timing.hz);
 	rtb_json_kdbl(j, "ns_per_tick", rtb_timing.hz ? 1e9 / (double)rtb_timing.hz : 0.0);
 	rtb_json_kstr(j, "note", info->counter_note);
+	/* nominal resolution (one tick) and effective resolution (the step the
+	 * counter really moves by), side by side */
+	rtb_json_ku64(j, "step_ticks", step->step_ticks);
+	rtb_json_kdbl(j, "step_ns",
+		      rtb_timing.hz ? 1e9 * (double)step->step_ticks / (double)rtb_timing.hz : 0.0);
+	rtb_json_ku64(j, "step_gcd_ticks", step->gcd_ticks);
+	rtb_json_ku64(j, "min_diff_ticks", step->min_diff_ticks);
+	rtb_json_ku64(j, "declared_step_ticks", step->declared_ticks);
+	rtb_json_ku64(j, "step_diffs", step->diffs);
 	rtb_json_obj_end(j);
 	rtb_json_ku64(j, "overhead_ticks", rtb_timing.overhead_ticks);
 	rtb_json_kstr(j, "overhead_source", rtb_timing.overhead_given ? "given" : "calibrated");
@@ -473,7 +482,16 @@ int rtb_main(int argc, char **argv)
 		rtb_timing.overhead_ticks = rtb_timing_measure_overhead(30000);
 		rtb_timing.overhead_given = false;
 	}
-	emit_meta(&a);
+	static struct rtb_counter_step step;
+	rtb_counter_step_measure(20000, &step);
+	rtb_timing.step_ticks = step.step_ticks;
+	emit_meta(&a, &step);
+	if (!step.agrees)
+		rtb_emit_log(NULL, "warning",
+			     "the port declares a counter step of %llu ticks, but the differences "
+			     "measured are multiples of %llu only",
+			     (unsigned long long)step.declared_ticks,
+			     (unsigned long long)step.gcd_ticks);
 	if (a.list) {
 		emit_catalog();
 	} else {

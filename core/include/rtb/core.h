@@ -66,11 +66,33 @@ struct rtb_timing {
 	uint64_t hz;		 /* counter ticks per second */
 	uint64_t overhead_ticks; /* minimum cost of one timestamp pair */
 	bool overhead_given;	 /* true: passed in, false: calibrated here */
+	/* The effective resolution: the counter moves in steps of step_ticks
+	 * (1 for a counter that can show any tick); see rtb_counter_step. */
+	uint64_t step_ticks;
 };
 extern struct rtb_timing rtb_timing;
 
 /* Minimum over `samples` back-to-back counter read pairs. */
 uint64_t rtb_timing_measure_overhead(uint32_t samples);
+
+/* What the counter's own steps are, measured: the smallest non-zero
+ * difference between two reads, and the greatest common divisor of all
+ * the non-zero differences seen (reads spaced by varying amounts of work,
+ * so that the differences are not all alike). A counter that moves in
+ * steps of 20 ticks shows a divisor of 20; one that can show any tick, 1.
+ * step_ticks is the divisor, or the port's declared step when the
+ * measurement could not see one (no non-zero difference). */
+struct rtb_counter_step {
+	uint64_t step_ticks;	 /* the effective step (>= 1) */
+	uint64_t gcd_ticks;	 /* measured divisor of the differences, 0 if none seen */
+	uint64_t min_diff_ticks; /* smallest non-zero difference, 0 if none seen */
+	uint64_t declared_ticks; /* the port's counter_step_ticks, 0 if none */
+	uint64_t diffs;		 /* non-zero differences seen */
+	bool agrees;		 /* no declaration, or the measured divisor is a multiple of it */
+};
+void rtb_counter_step_measure(uint32_t samples, struct rtb_counter_step *out);
+/* The greatest common divisor (0 and x give x). */
+uint64_t rtb_gcd_u64(uint64_t a, uint64_t b);
 uint64_t rtb_ticks_to_ns(uint64_t ticks);
 uint64_t rtb_ns_to_ticks(uint64_t ns);
 
