@@ -575,13 +575,15 @@ static int rt_withheld_ns(char *buf, size_t len)
 
 	if (read_file("/proc/sys/kernel/sched_rt_runtime_us", v, sizeof(v))) {
 		long long runtime = strtoll(v, NULL, 10);
-		if (runtime >= 0 && read_file("/proc/sys/kernel/sched_rt_period_us", v, sizeof(v))) {
+		if (runtime >= 0 &&
+		    read_file("/proc/sys/kernel/sched_rt_period_us", v, sizeof(v))) {
 			long long period = strtoll(v, NULL, 10);
 			if (period > runtime)
 				best = (unsigned long long)(period - runtime) * 1000u;
 		}
 	}
-	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", posix.cpu);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime",
+		 posix.cpu);
 	if (read_file(path, v, sizeof(v))) {
 		unsigned long long fair = strtoull(v, NULL, 10);
 		if (fair > best)
