@@ -29,6 +29,8 @@ RTB_SCN(rtb_scn_mut_arn);
 RTB_SCN(rtb_scn_mut_arc);
 RTB_SCN(rtb_scn_mq_arn);
 RTB_SCN(rtb_scn_mq_blk);
+RTB_SCN(rtb_scn_evt_arn);
+RTB_SCN(rtb_scn_evt_blk);
 RTB_SCN(rtb_scn_irq_latency);
 RTB_SCN(rtb_scn_irq_to_thread);
 RTB_SCN(rtb_scn_irq_sustained);
@@ -57,6 +59,8 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_mut_arc,
 	&rtb_scn_mq_arn,
 	&rtb_scn_mq_blk,
+	&rtb_scn_evt_arn,
+	&rtb_scn_evt_blk,
 	&rtb_scn_irq_latency,
 	&rtb_scn_irq_to_thread,
 	&rtb_scn_irq_sustained,
