@@ -112,8 +112,7 @@ static void close_queue(struct rtb_mq *q, uint8_t *tx, uint8_t *rx)
  * RTB_E_UNSUPPORTED with the reason. */
 static int sizes_finish(struct rtb_ctx *ctx, const char *id, const struct sizes *s)
 {
-	static const struct rtb_column cols[] = {
-		{"bytes", "bytes"}, {"status", ""}, {"detail", ""}};
+	static const struct rtb_column cols[] = {{"size", "bytes"}, {"status", ""}, {"detail", ""}};
 	struct rtb_json *j = rtb_table_begin(id, "sizes", "Message sizes", cols, 3);
 
 	for (uint32_t k = 0; k < s->n; k++) {
