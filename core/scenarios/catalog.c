@@ -26,6 +26,10 @@ RTB_SCN(rtb_scn_sem_arc);
 RTB_SCN(rtb_scn_mut_behavior_pi);
 RTB_SCN(rtb_scn_mut_arn);
 RTB_SCN(rtb_scn_mut_arc);
+RTB_SCN(rtb_scn_mq_arn);
+RTB_SCN(rtb_scn_mq_blk);
+RTB_SCN(rtb_scn_evt_arn);
+RTB_SCN(rtb_scn_evt_blk);
 RTB_SCN(rtb_scn_irq_latency);
 RTB_SCN(rtb_scn_irq_to_thread);
 RTB_SCN(rtb_scn_irq_sustained);
@@ -51,6 +55,10 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_mut_behavior_pi,
 	&rtb_scn_mut_arn,
 	&rtb_scn_mut_arc,
+	&rtb_scn_mq_arn,
+	&rtb_scn_mq_blk,
+	&rtb_scn_evt_arn,
+	&rtb_scn_evt_blk,
 	&rtb_scn_irq_latency,
 	&rtb_scn_irq_to_thread,
 	&rtb_scn_irq_sustained,
