@@ -38,6 +38,7 @@ RTB_SCN(rtb_scn_sched_preempt_switch);
 RTB_SCN(rtb_scn_sched_sem_workload);
 RTB_SCN(rtb_scn_sched_mut_workload);
 RTB_SCN(rtb_scn_sched_mq_workload);
+RTB_SCN(rtb_scn_rh);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
@@ -69,6 +70,7 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_sched_sem_workload,
 	&rtb_scn_sched_mut_workload,
 	&rtb_scn_sched_mq_workload,
+	&rtb_scn_rh,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;
