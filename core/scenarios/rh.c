@@ -67,7 +67,7 @@ struct component {
 
 static uint64_t rh_count(const struct rtb_ctx *ctx)
 {
-	return rtb_ctx_count(ctx, "iterations", 10000, 100000, 1000000);
+	return rtb_ctx_count(ctx, "iterations", 5000, 100000, 1000000);
 }
 
 static struct rtb_metric metric_of(const struct component *c)
@@ -176,7 +176,7 @@ static int measure_irq(struct rtb_ctx *ctx, struct component *c)
 	int rc = rtb_oneshot_options(ctx, c->rh.id, &o);
 	if (rc != RTB_OK)
 		return rc;
-	o.iterations = rtb_ctx_count(ctx, "iterations", 2000, 20000, 100000);
+	o.iterations = rtb_ctx_count(ctx, "iterations", 1000, 20000, 100000);
 	if (rtb_recorder_init(&r, &m, rtb_warmup_for(o.iterations), ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorder");
 	rc = rtb_irq_latency_measure(ctx, &o, &r, NULL, &rep);
@@ -527,7 +527,7 @@ const struct rtb_scenario rtb_scn_rh = {
 		{"rh.deadlock_break", NULL},
 		{"rh.msg_latency", NULL}},
 	.summary = "Rhealstone: the six components and their mean, the Rhealstone number",
-	.estimate_ms = {1500, 15000, 150000},
+	.estimate_ms = {1500, 18000, 60000},
 	.deadline_ms = {60000, 180000, 1800000},
 	.run = run_rh,
 };

@@ -100,7 +100,7 @@ const struct rtb_scenario rtb_scn_sched_coop_switch = {
 	.name = "sched.coop.switch",
 	.ids = {{"sched.coop.switch", NULL}},
 	.summary = "Cooperative switch: 5 equal-priority threads yielding in turn",
-	.estimate_ms = {100, 500, 5000},
+	.estimate_ms = {100, 1000, 10000},
 	.deadline_ms = {30000, 120000, 600000},
 	.run = run_coop,
 };
@@ -149,7 +149,7 @@ const struct rtb_scenario rtb_scn_sched_preempt_switch = {
 	.name = "sched.preempt.switch",
 	.ids = {{"sched.preempt.switch", NULL}},
 	.summary = "Preemptive switch: a low thread signals a high one's semaphore",
-	.estimate_ms = {150, 1000, 10000},
+	.estimate_ms = {150, 3000, 30000},
 	.deadline_ms = {30000, 120000, 600000},
 	.run = run_preempt,
 };
@@ -236,7 +236,7 @@ static int workload_blocks(struct rtb_ctx *ctx, struct rtb_wake_pair *p, uint64_
 static int run_workload(struct rtb_ctx *ctx, const struct workload_case *c)
 {
 	char key[96];
-	uint64_t n = rtb_ctx_count(ctx, "iterations", 2000, 20000, 200000);
+	uint64_t n = rtb_ctx_count(ctx, "iterations", 1000, 20000, 200000);
 	uint64_t nbg, gap_ns;
 	struct rtb_metric m[2];
 	struct rtb_recorder r[2];
@@ -315,7 +315,7 @@ const struct rtb_scenario rtb_scn_sched_sem_workload = {
 	.name = "sched.sem.workload",
 	.ids = {{"sched.sem.workload", NULL}},
 	.summary = "Semaphore wake-up without and with background threads yielding",
-	.estimate_ms = {700, 7000, 70000},
+	.estimate_ms = {700, 8000, 80000},
 	.deadline_ms = {30000, 120000, 600000},
 	.run = run_sem_workload,
 };
@@ -324,7 +324,7 @@ const struct rtb_scenario rtb_scn_sched_mut_workload = {
 	.name = "sched.mut.workload",
 	.ids = {{"sched.mut.workload", NULL}},
 	.summary = "Mutex hand-off without and with background threads yielding",
-	.estimate_ms = {700, 7000, 70000},
+	.estimate_ms = {700, 8000, 80000},
 	.deadline_ms = {30000, 120000, 600000},
 	.caps = RTB_CAP_MUTEX_INHERIT,
 	.run = run_mut_workload,
@@ -334,7 +334,7 @@ const struct rtb_scenario rtb_scn_sched_mq_workload = {
 	.name = "sched.mq.workload",
 	.ids = {{"sched.mq.workload", NULL}},
 	.summary = "Message queue wake-up without and with background threads yielding",
-	.estimate_ms = {700, 7000, 70000},
+	.estimate_ms = {700, 8000, 80000},
 	.deadline_ms = {30000, 120000, 600000},
 	.caps = RTB_CAP_MQ,
 	.run = run_mq_workload,
