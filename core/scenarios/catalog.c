@@ -36,6 +36,12 @@ RTB_SCN(rtb_scn_irq_sustained);
 RTB_SCN(rtb_scn_timer_periodic_latency);
 RTB_SCN(rtb_scn_mem_alloc);
 RTB_SCN(rtb_scn_mem_behavior_leak);
+RTB_SCN(rtb_scn_sched_coop_switch);
+RTB_SCN(rtb_scn_sched_preempt_switch);
+RTB_SCN(rtb_scn_sched_sem_workload);
+RTB_SCN(rtb_scn_sched_mut_workload);
+RTB_SCN(rtb_scn_sched_mq_workload);
+RTB_SCN(rtb_scn_rh);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
@@ -65,6 +71,12 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_timer_periodic_latency,
 	&rtb_scn_mem_alloc,
 	&rtb_scn_mem_behavior_leak,
+	&rtb_scn_sched_coop_switch,
+	&rtb_scn_sched_preempt_switch,
+	&rtb_scn_sched_sem_workload,
+	&rtb_scn_sched_mut_workload,
+	&rtb_scn_sched_mq_workload,
+	&rtb_scn_rh,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;
