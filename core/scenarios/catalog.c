@@ -33,6 +33,7 @@ RTB_SCN(rtb_scn_irq_sustained);
 RTB_SCN(rtb_scn_timer_periodic_latency);
 RTB_SCN(rtb_scn_mem_alloc);
 RTB_SCN(rtb_scn_mem_behavior_leak);
+RTB_SCN(rtb_scn_ipc_pi_stress);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
@@ -59,6 +60,7 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_timer_periodic_latency,
 	&rtb_scn_mem_alloc,
 	&rtb_scn_mem_behavior_leak,
+	&rtb_scn_ipc_pi_stress,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;
