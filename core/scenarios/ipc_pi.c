@@ -624,7 +624,7 @@ static void pi_verdict(struct rtb_verdict *v, const struct pi_options *opt,
 	rtb_fmt_ns(elapsed, sizeof(elapsed), rtb_ticks_to_ns(main_run->elapsed_ticks));
 	rtb_fmt_ns(burst, sizeof(burst), PI_BURST_NS);
 	rtb_verdict_evidence(v,
-			     "%u groups ran %s (planned %llu ms): %llu iterations; M's busy run "
+			     "groups: %u, ran %s (planned %llu ms): %llu iterations; M's busy run "
 			     "%s at most, stall bound %llu ms",
 			     (unsigned)opt->groups, elapsed, (unsigned long long)opt->duration_ms,
 			     (unsigned long long)pi_total(&main_run->obs, false), burst,

@@ -69,9 +69,9 @@ enum rtb_outcome rtb_check_ipc_pi(const struct rtb_ipc_pi_obs *o, char *reason, 
 		}
 	}
 	rtb_fmt(reason, len,
-		"in %llu iterations of %u groups the medium thread never ran while the high one "
+		"in %llu iterations of %u group%s the medium thread never ran while the high one "
 		"waited for the mutex, and every wait ended within %s",
-		(unsigned long long)total, (unsigned)o->ngroups, bound);
+		(unsigned long long)total, (unsigned)o->ngroups, o->ngroups == 1 ? "" : "s", bound);
 	return RTB_PASS;
 }
 
