@@ -639,7 +639,7 @@ static void pi_verdict(struct rtb_verdict *v, const struct pi_options *opt,
 
 static int run_pi_stress(struct rtb_ctx *ctx)
 {
-	struct pi_options opt;
+	struct pi_options opt = {.protocol = RTB_MUTEX_INHERIT};
 	struct rtb_recorder rec;
 	struct pi_outcome *outs = NULL;
 	struct rtb_verdict *v = NULL;
