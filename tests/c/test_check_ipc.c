@@ -54,6 +54,10 @@ int main(void)
 	CHECK(strstr(reason, "120003 iterations of 3 groups") != NULL);
 	CHECK(strstr(reason, "within 1.000 s") != NULL);
 
+	o.ngroups = 1;
+	CHECK(judge(&o) == RTB_PASS);
+	CHECK(strstr(reason, "40000 iterations of 1 group the") != NULL);
+
 	/* no inheritance: the first group is named */
 	o = none();
 	CHECK(judge(&o) == RTB_FAIL);
