@@ -42,6 +42,7 @@ RTB_SCN(rtb_scn_sched_sem_workload);
 RTB_SCN(rtb_scn_sched_mut_workload);
 RTB_SCN(rtb_scn_sched_mq_workload);
 RTB_SCN(rtb_scn_rh);
+RTB_SCN(rtb_scn_ipc_pi_stress);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
@@ -77,6 +78,7 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_sched_mut_workload,
 	&rtb_scn_sched_mq_workload,
 	&rtb_scn_rh,
+	&rtb_scn_ipc_pi_stress,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;
