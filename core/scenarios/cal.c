@@ -108,12 +108,18 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec cal_timestamp_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_cal_timestamp = {
 	.name = "cal.timestamp",
 	.ids = {{"cal.timestamp", "CAL-P-TRC"}},
 	.summary = "Cost of taking a timestamp; its minimum is subtracted from every sample",
 	.estimate_ms = {50, 50, 200},
 	.deadline_ms = {10000, 10000, 20000},
+	.options = cal_timestamp_options,
 	.run = run_timestamp,
 };
 
@@ -515,6 +521,14 @@ static int run_cpu(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec cal_cpu_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000u, "cold/warm runs of the code block"),
+	RTB_OPT_N("cal.cpu.passes", 1u, 10000000000ull, "passes over the small buffer"),
+	RTB_OPT_N("cal.cpu.big_bytes", 4096u, 68719476736ull,
+		  "size of the buffer larger than the caches"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_cal_cpu = {
 	.name = "cal.cpu",
 	.ids = {{"cal.cpu", "CAL-P-CPU"}},
@@ -522,5 +536,6 @@ const struct rtb_scenario rtb_scn_cal_cpu = {
 		   "cold and warm",
 	.estimate_ms = {300, 1500, 10000},
 	.deadline_ms = {20000, 60000, 120000},
+	.options = cal_cpu_options,
 	.run = run_cpu,
 };

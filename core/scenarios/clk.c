@@ -886,11 +886,23 @@ static int run_tick(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec clk_tick_options[] = {
+	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_N("iterations", 1u, 1000000u, "sleeps per requested duration"),
+	RTB_OPT_N("clk.tick.duration.loop_count", 1u, 100000000u,
+		  "busy-loop counter (default: tuned to about 20 us a loop)"),
+	RTB_OPT_N("clk.tick.duration.raw_max", 0u, 100000000u, "raw loops kept for the diagram"),
+	RTB_OPT_N("clk.tick.config.stated_hz", 1u, 10000000u,
+		  "replace the OS's stated tick rate (simulates a platform that misstates it)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_clk_tick = {
 	.name = "clk.tick",
 	.ids = {{"clk.tick.config", "CLK-B-CFG"}, {"clk.tick.duration", "CLK-P-DUR"}},
 	.summary = "The OS clock tick: its period and configuration, and the time it takes",
 	.estimate_ms = {3700, 14500, 74000},
 	.deadline_ms = {30000, 90000, 240000},
+	.options = clk_tick_options,
 	.run = run_tick,
 };

@@ -154,6 +154,13 @@ static int run_arn(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec evt_arn_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
+		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_evt_arn = {
 	.name = "evt.set.no_waiter",
 	.ids = {{"evt.set.no_waiter", NULL}, {"evt.wait.available", NULL}},
@@ -161,6 +168,7 @@ const struct rtb_scenario rtb_scn_evt_arn = {
 	.estimate_ms = {200, 1500, 12000},
 	.deadline_ms = {20000, 60000, 300000},
 	.caps = RTB_CAP_EVT,
+	.options = evt_arn_options,
 	.run = run_arn,
 };
 
@@ -304,6 +312,11 @@ free_rec:
 	return rc;
 }
 
+static const struct rtb_option_spec evt_blk_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_evt_blk = {
 	.name = "evt.set.unblock",
 	.ids = {{"evt.set.unblock", NULL}, {"evt.wait.block", NULL}},
@@ -311,5 +324,6 @@ const struct rtb_scenario rtb_scn_evt_blk = {
 	.estimate_ms = {100, 2000, 20000},
 	.deadline_ms = {20000, 60000, 300000},
 	.caps = RTB_CAP_EVT,
+	.options = evt_blk_options,
 	.run = run_blk,
 };

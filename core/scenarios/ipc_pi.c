@@ -743,6 +743,16 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec ipc_pi_stress_options[] = {
+	RTB_OPT_WORD("ipc.pi.stress.protocol", "inherit|none",
+		     "mutex protocol of the groups (none: a platform without inheritance)"),
+	RTB_OPT_N("groups", 1u, 8u, "low/medium/high thread groups"),
+	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_N("ipc.pi.stress.stall_ms", 1u, 3600000u,
+		  "a high thread waiting longer than this is a stall"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_ipc_pi_stress = {
 	.name = "ipc.pi.stress",
 	.ids = {{"ipc.pi.stress", NULL}},
@@ -750,5 +760,6 @@ const struct rtb_scenario rtb_scn_ipc_pi_stress = {
 	.estimate_ms = {3600, 60600, 3600600},
 	.deadline_ms = {30000, 120000, 4800000},
 	.caps = RTB_CAP_REALTIME | RTB_CAP_MUTEX_INHERIT,
+	.options = ipc_pi_stress_options,
 	.run = run_pi_stress,
 };

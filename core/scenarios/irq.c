@@ -158,6 +158,17 @@ static int run_latency(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec irq_latency_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("irq.latency.delay_min_ns", 1u, 1000000000u,
+		  "shortest delay before an interrupt"),
+	RTB_OPT_N("irq.latency.delay_max_ns", 1u, 1000000000u, "longest delay before an interrupt"),
+	RTB_OPT_N("irq.latency.gap_ns", 0u, 1000000000u, "pause between samples"),
+	RTB_OPT_N("irq.latency.early_ns", 0u, 1000000000u,
+		  "how early the waiting side must be ready"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_irq_latency = {
 	.name = "irq.latency",
 	.ids = {{"irq.latency", "IRQ-P-LAT"}, {"irq.return", "IRQ-P-DLT"}},
@@ -166,6 +177,7 @@ const struct rtb_scenario rtb_scn_irq_latency = {
 	.estimate_ms = {500, 25000, 250000},
 	.deadline_ms = {30000, 120000, 900000},
 	.caps = RTB_CAP_IRQ,
+	.options = irq_latency_options,
 	.run = run_latency,
 };
 
@@ -342,6 +354,18 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec irq_to_thread_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("irq.to_thread.delay_min_ns", 1u, 1000000000u,
+		  "shortest delay before an interrupt"),
+	RTB_OPT_N("irq.to_thread.delay_max_ns", 1u, 1000000000u,
+		  "longest delay before an interrupt"),
+	RTB_OPT_N("irq.to_thread.gap_ns", 0u, 1000000000u, "pause between samples"),
+	RTB_OPT_N("irq.to_thread.early_ns", 0u, 1000000000u,
+		  "how early the waiting side must be ready"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_irq_to_thread = {
 	.name = "irq.to_thread",
 	.ids = {{"irq.to_thread", "IRQ-P-TLT"}},
@@ -349,6 +373,7 @@ const struct rtb_scenario rtb_scn_irq_to_thread = {
 	.estimate_ms = {500, 25000, 250000},
 	.deadline_ms = {30000, 120000, 900000},
 	.caps = RTB_CAP_IRQ | RTB_CAP_REALTIME,
+	.options = irq_to_thread_options,
 	.run = run_to_thread,
 };
 
@@ -665,6 +690,19 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec irq_sustained_options[] = {
+	RTB_OPT_N("irq.sustained.start_period_ns", 1u, 1000000000u, "first period tried"),
+	RTB_OPT_N("irq.sustained.min_period_ns", 1u, 1000000000u, "never below this period"),
+	RTB_OPT_N("irq.sustained.max_period_ns", 1u, 1000000000u, "never above this period"),
+	RTB_OPT_N("irq.sustained.backoffs", 0u, 1000u, "back-offs per confirmation level"),
+	RTB_OPT_N("irq.sustained.search_phase", 1u, 10000000000ull, "interrupts per search phase"),
+	RTB_OPT_N("irq.sustained.confirm_phase", 0u, 10000000000ull,
+		  "interrupts per confirmation phase (0: none)"),
+	RTB_OPT_N("irq.sustained.long_phase", 0u, 10000000000ull,
+		  "interrupts per long phase (0: none)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_irq_sustained = {
 	.name = "irq.sustained",
 	.ids = {{"irq.sustained", "IRQ-S-SUS"}},
@@ -673,5 +711,6 @@ const struct rtb_scenario rtb_scn_irq_sustained = {
 	.estimate_ms = {5000, 300000, 3600000},
 	.deadline_ms = {60000, 900000, 14400000},
 	.caps = RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_REALTIME,
+	.options = irq_sustained_options,
 	.run = run_sustained,
 };

@@ -273,6 +273,15 @@ static int run_arn(struct rtb_ctx *ctx)
 	return sizes_finish(ctx, id, &s);
 }
 
+static const struct rtb_option_spec mq_arn_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
+		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_N("mq.send.no_waiter.bytes", 1u, 4294967295u,
+		  "message size instead of the profile's"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mq_arn = {
 	.name = "mq.send.no_waiter",
 	.ids = {{"mq.send.no_waiter", NULL}, {"mq.receive.available", NULL}},
@@ -281,6 +290,7 @@ const struct rtb_scenario rtb_scn_mq_arn = {
 	.estimate_ms = {300, 10000, 100000},
 	.deadline_ms = {20000, 120000, 900000},
 	.caps = RTB_CAP_MQ,
+	.options = mq_arn_options,
 	.run = run_arn,
 };
 
@@ -446,6 +456,13 @@ static int run_blk(struct rtb_ctx *ctx)
 	return rc != RTB_OK ? rc : sizes_finish(ctx, id, &s);
 }
 
+static const struct rtb_option_spec mq_blk_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("mq.send.unblock.bytes", 1u, 4294967295u,
+		  "message size instead of the profile's"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mq_blk = {
 	.name = "mq.send.unblock",
 	.ids = {{"mq.send.unblock", NULL}, {"mq.receive.block", NULL}},
@@ -454,5 +471,6 @@ const struct rtb_scenario rtb_scn_mq_blk = {
 	.estimate_ms = {100, 4000, 40000},
 	.deadline_ms = {20000, 120000, 600000},
 	.caps = RTB_CAP_MQ,
+	.options = mq_blk_options,
 	.run = run_blk,
 };

@@ -356,6 +356,13 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec mut_behavior_pi_options[] = {
+	RTB_OPT_N("runs", 1u, 1000000u, "repetitions of the L/M/H sequence"),
+	RTB_OPT_WORD("mut.behavior.pi.protocol", "inherit|none",
+		     "mutex protocol under test (none: a platform without inheritance)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mut_behavior_pi = {
 	.name = "mut.behavior.pi",
 	.ids = {{"mut.behavior.pi", "MUT-B-ARC"}},
@@ -363,6 +370,7 @@ const struct rtb_scenario rtb_scn_mut_behavior_pi = {
 	.estimate_ms = {100, 300, 300},
 	.deadline_ms = {30000, 30000, 30000},
 	.caps = RTB_CAP_REALTIME | RTB_CAP_MUTEX_INHERIT,
+	.options = mut_behavior_pi_options,
 	.run = run_behavior_pi,
 };
 
@@ -484,12 +492,21 @@ static int run_arn(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec mut_arn_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
+		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_WORD("mut.lock.uncontended.protocol", "inherit|none|ceiling", "mutex protocol"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mut_arn = {
 	.name = "mut.lock.uncontended",
 	.ids = {{"mut.lock.uncontended", "MUT-P-ARN"}, {"mut.unlock.uncontended", "MUT-P-ARN"}},
 	.summary = "Uncontended mutex lock and unlock (priority inheritance, no switch)",
 	.estimate_ms = {100, 1000, 8000},
 	.deadline_ms = {20000, 60000, 300000},
+	.options = mut_arn_options,
 	.run = run_arn,
 };
 
@@ -577,6 +594,12 @@ free_rec:
 	return rc;
 }
 
+static const struct rtb_option_spec mut_arc_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_WORD("mut.lock.block.protocol", "inherit|none", "mutex protocol"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mut_arc = {
 	.name = "mut.lock.block",
 	.ids = {{"mut.lock.block", "MUT-P-ARC"}, {"mut.unlock.handoff", "MUT-P-ARC"}},
@@ -584,5 +607,6 @@ const struct rtb_scenario rtb_scn_mut_arc = {
 	.estimate_ms = {100, 1000, 20000},
 	.deadline_ms = {30000, 120000, 1800000},
 	.caps = RTB_CAP_MUTEX_INHERIT,
+	.options = mut_arc_options,
 	.run = run_arc,
 };

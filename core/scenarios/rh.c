@@ -518,6 +518,18 @@ static int run_rh(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec rh_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("rh.irq_latency.delay_min_ns", 1u, 1000000000u,
+		  "shortest delay before an interrupt"),
+	RTB_OPT_N("rh.irq_latency.delay_max_ns", 1u, 1000000000u,
+		  "longest delay before an interrupt"),
+	RTB_OPT_N("rh.irq_latency.gap_ns", 0u, 1000000000u, "pause between samples"),
+	RTB_OPT_N("rh.irq_latency.early_ns", 0u, 1000000000u,
+		  "how early the waiting side must be ready"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_rh = {
 	.name = "rh.task_switch",
 	.ids = {{"rh.task_switch", NULL},
@@ -529,5 +541,6 @@ const struct rtb_scenario rtb_scn_rh = {
 	.summary = "Rhealstone: the six components and their mean, the Rhealstone number",
 	.estimate_ms = {1500, 18000, 60000},
 	.deadline_ms = {60000, 180000, 1800000},
+	.options = rh_options,
 	.run = run_rh,
 };

@@ -96,12 +96,18 @@ static int run_coop(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec sched_coop_switch_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sched_coop_switch = {
 	.name = "sched.coop.switch",
 	.ids = {{"sched.coop.switch", NULL}},
 	.summary = "Cooperative switch: 5 equal-priority threads yielding in turn",
 	.estimate_ms = {100, 1000, 10000},
 	.deadline_ms = {30000, 120000, 600000},
+	.options = sched_coop_switch_options,
 	.run = run_coop,
 };
 
@@ -145,12 +151,18 @@ static int run_preempt(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec sched_preempt_switch_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sched_preempt_switch = {
 	.name = "sched.preempt.switch",
 	.ids = {{"sched.preempt.switch", NULL}},
 	.summary = "Preemptive switch: a low thread signals a high one's semaphore",
 	.estimate_ms = {150, 3000, 30000},
 	.deadline_ms = {30000, 120000, 600000},
+	.options = sched_preempt_switch_options,
 	.run = run_preempt,
 };
 
@@ -311,13 +323,30 @@ static int run_mq_workload(struct rtb_ctx *ctx)
 	return run_workload(ctx, &wl_mq);
 }
 
+static const struct rtb_option_spec sched_sem_workload_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("sched.sem.workload.threads", 1u, 64u, "background threads that keep yielding"),
+	RTB_OPT_N("sched.sem.workload.gap_ns", 0u, 1000000000u,
+		  "sleep of the low thread before each sample, in ns"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sched_sem_workload = {
 	.name = "sched.sem.workload",
 	.ids = {{"sched.sem.workload", NULL}},
 	.summary = "Semaphore wake-up without and with background threads yielding",
 	.estimate_ms = {700, 8000, 80000},
 	.deadline_ms = {30000, 120000, 600000},
+	.options = sched_sem_workload_options,
 	.run = run_sem_workload,
+};
+
+static const struct rtb_option_spec sched_mut_workload_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("sched.mut.workload.threads", 1u, 64u, "background threads that keep yielding"),
+	RTB_OPT_N("sched.mut.workload.gap_ns", 0u, 1000000000u,
+		  "sleep of the low thread before each sample, in ns"),
+	RTB_OPT_END,
 };
 
 const struct rtb_scenario rtb_scn_sched_mut_workload = {
@@ -327,7 +356,16 @@ const struct rtb_scenario rtb_scn_sched_mut_workload = {
 	.estimate_ms = {700, 8000, 80000},
 	.deadline_ms = {30000, 120000, 600000},
 	.caps = RTB_CAP_MUTEX_INHERIT,
+	.options = sched_mut_workload_options,
 	.run = run_mut_workload,
+};
+
+static const struct rtb_option_spec sched_mq_workload_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("sched.mq.workload.threads", 1u, 64u, "background threads that keep yielding"),
+	RTB_OPT_N("sched.mq.workload.gap_ns", 0u, 1000000000u,
+		  "sleep of the low thread before each sample, in ns"),
+	RTB_OPT_END,
 };
 
 const struct rtb_scenario rtb_scn_sched_mq_workload = {
@@ -337,5 +375,6 @@ const struct rtb_scenario rtb_scn_sched_mq_workload = {
 	.estimate_ms = {700, 8000, 80000},
 	.deadline_ms = {30000, 120000, 600000},
 	.caps = RTB_CAP_MQ,
+	.options = sched_mq_workload_options,
 	.run = run_mq_workload,
 };

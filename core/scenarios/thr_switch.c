@@ -85,11 +85,19 @@ static int run_switch_yield(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec thr_switch_yield_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("threads", 2u, 100000u,
+		  "one ring of this many threads instead of the profile's set"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_thr_switch_yield = {
 	.name = "thr.switch.yield",
 	.ids = {{"thr.switch.yield", "THR-P-SLS"}},
 	.summary = "Thread switch by yield in a ring of n equal-priority threads",
 	.estimate_ms = {400, 3000, 20000},
 	.deadline_ms = {30000, 180000, 1800000},
+	.options = thr_switch_yield_options,
 	.run = run_switch_yield,
 };

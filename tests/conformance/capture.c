@@ -90,6 +90,15 @@ char *conf_run_profile(const char *scenario, enum rtb_profile profile, const cha
 	size_t got = fread(text, 1, (size_t)size, tmp);
 	text[got] = '\0';
 	fclose(tmp);
+	/* every option a scenario reads must be declared in its descriptor */
+	const char *undeclared = strstr(text, "which it does not declare");
+	if (undeclared != NULL) {
+		const char *line = undeclared;
+		while (line > text && line[-1] != '\n')
+			line--;
+		fprintf(stderr, "%.*s\n", (int)strcspn(line, "\n"), line);
+		exit(1);
+	}
 	return text;
 }
 

@@ -368,6 +368,42 @@ struct rtb_scenario_id {
 	const char *label; /* classic label or NULL */
 };
 
+/* An option a scenario reads (rtb_ctx_count / _choice / _flag / _option):
+ * declared in its descriptor, listed by `rtbench-core list`, checked
+ * before the run (unknown keys and bad values are refused), and reading
+ * an undeclared one is reported as an error of the scenario. */
+enum rtb_option_kind {
+	RTB_OPT_COUNT = 0,  /* a whole number within [min, max] */
+	RTB_OPT_CHOICE = 1, /* one of `choices`, "a|b|c" (the first is the default) */
+	RTB_OPT_FLAG = 2,   /* 1/0, true/false, yes/no, on/off */
+};
+
+struct rtb_option_spec {
+	const char *key;
+	enum rtb_option_kind kind;
+	uint64_t min, max;   /* RTB_OPT_COUNT */
+	const char *choices; /* RTB_OPT_CHOICE */
+	const char *help;    /* one line */
+};
+
+#define RTB_OPT_N(k, lo, hi, h)                           \
+	{                                                 \
+		(k), RTB_OPT_COUNT, (lo), (hi), NULL, (h) \
+	}
+#define RTB_OPT_WORD(k, words, h)                       \
+	{                                               \
+		(k), RTB_OPT_CHOICE, 0, 0, (words), (h) \
+	}
+#define RTB_OPT_END                                   \
+	{                                             \
+		NULL, RTB_OPT_COUNT, 0, 0, NULL, NULL \
+	}
+
+/* Is `value` a valid value of `spec`? On false, `why` says why (one clause). */
+bool rtb_option_valid(const struct rtb_option_spec *spec, const char *value, char *why, size_t len);
+/* The scenario's declaration of `key`, or NULL. */
+const struct rtb_option_spec *rtb_option_find(const struct rtb_scenario *s, const char *key);
+
 #define RTB_SCENARIO_IDS_MAX 6
 
 struct rtb_scenario {
@@ -377,6 +413,7 @@ struct rtb_scenario {
 	uint32_t estimate_ms[RTB_PROFILE_COUNT]; /* typical run time */
 	uint32_t deadline_ms[RTB_PROFILE_COUNT]; /* watchdog limit */
 	uint32_t caps;				 /* RTB_CAP_* it needs */
+	const struct rtb_option_spec *options;	 /* ends with RTB_OPT_END; may be NULL */
 	/* Returns RTB_OK, RTB_E_UNSUPPORTED (reason set) or another error. */
 	int (*run)(struct rtb_ctx *ctx);
 };
