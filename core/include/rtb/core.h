@@ -368,7 +368,7 @@ struct rtb_scenario_id {
 	const char *label; /* classic label or NULL */
 };
 
-#define RTB_SCENARIO_IDS_MAX 6
+#define RTB_SCENARIO_IDS_MAX 8
 
 struct rtb_scenario {
 	const char *name; /* run unit name: the first catalog id it covers */
