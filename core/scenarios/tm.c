@@ -169,7 +169,7 @@ static bool tm_sleep_until(const struct rtb_ctx *ctx, struct tm_run *run, uint64
 /* One run of a test: set up, nperiods periods of period_ns, tear down.
  * Fills run->periods and run->cum for the complete periods. */
 static int tm_measure(struct rtb_ctx *ctx, struct tm_run *run, const struct tm_def *def,
-		      bool unfair, uint32_t nperiods, uint64_t period_ns)
+		      bool unfair, uint32_t nperiods, uint64_t period_ns, const char *what)
 {
 	rtb_memset(run, 0, sizeof(*run));
 	run->def = def;
@@ -198,7 +198,8 @@ static int tm_measure(struct rtb_ctx *ctx, struct tm_run *run, const struct tm_d
 		uint64_t t = rtb_port_counter_read();
 		if (!full) {
 			if (run->err == RTB_OK)
-				rtb_ctx_expired_after(ctx, p, nperiods, "periods");
+				rtb_emit_log(def->id, "warning", "%s after %u of %u %s",
+					     rtb_ctx_expired_cause(ctx), p, nperiods, what);
 			break;
 		}
 		struct tm_period *pr = &run->periods[p];
@@ -334,7 +335,8 @@ static int tm_fairness(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdi
 		rtb_verdict_evidence(v, "end of period %u, turns per thread: %s", p + 1, counts);
 	}
 
-	int rc = tm_measure(ctx, run, def, true, 1, TM_CONTROL_NS);
+	int rc = tm_measure(ctx, run, def, true, 1, TM_CONTROL_NS,
+			    "periods of the negative control");
 	if (rc == RTB_OK && run->nperiods == 1) {
 		enum rtb_outcome co = tm_decide(def, run->cum, 1, reason, sizeof(reason));
 		v->control = rtb_control_of(co);
@@ -481,7 +483,8 @@ static int run_tm(struct rtb_ctx *ctx)
 				     rtb_ctx_expired_cause(ctx));
 			continue;
 		}
-		rc = tm_measure(ctx, &st->run, def, unfair[t] == 1, (uint32_t)periods, period_ns);
+		rc = tm_measure(ctx, &st->run, def, unfair[t] == 1, (uint32_t)periods, period_ns,
+				"periods");
 		if (rc == RTB_OK && st->run.nperiods > 0)
 			rc = tm_emit(ctx, &st->run, period_ms, &st->mean[t]);
 		if (rc == RTB_OK && st->run.nperiods > 0) {
