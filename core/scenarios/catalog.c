@@ -43,6 +43,7 @@ RTB_SCN(rtb_scn_sched_mut_workload);
 RTB_SCN(rtb_scn_sched_mq_workload);
 RTB_SCN(rtb_scn_rh);
 RTB_SCN(rtb_scn_ipc_pi_stress);
+RTB_SCN(rtb_scn_tm_basic);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
@@ -79,6 +80,7 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_sched_mq_workload,
 	&rtb_scn_rh,
 	&rtb_scn_ipc_pi_stress,
+	&rtb_scn_tm_basic,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;

@@ -404,7 +404,7 @@ bool rtb_option_valid(const struct rtb_option_spec *spec, const char *value, cha
 /* The scenario's declaration of `key`, or NULL. */
 const struct rtb_option_spec *rtb_option_find(const struct rtb_scenario *s, const char *key);
 
-#define RTB_SCENARIO_IDS_MAX 6
+#define RTB_SCENARIO_IDS_MAX 8
 
 struct rtb_scenario {
 	const char *name; /* run unit name: the first catalog id it covers */
