@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rtbench.options import OptionSpec
+
 PROFILES = ("quick", "standard", "endurance")
 
 
@@ -58,6 +60,7 @@ class CoreScenario:
     deadline_ms: Mapping[str, int]
     needs: tuple[str, ...]
     supported: bool
+    options: tuple[OptionSpec, ...] = ()
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> CoreScenario:
@@ -70,6 +73,7 @@ class CoreScenario:
             deadline_ms={p: int(record["deadline_ms"][p]) for p in PROFILES},
             needs=tuple(str(n) for n in record["needs"]),
             supported=bool(record["supported"]),
+            options=tuple(OptionSpec.from_json(o) for o in record.get("options", ())),
         )
 
 

@@ -20,6 +20,8 @@ from typing import Any, NoReturn, TextIO
 from rtbench import __version__, build, catalog, runner, system
 from rtbench.cpulock import CpuLock
 from rtbench.errors import RtbenchError, StorageError, UsageError
+from rtbench.options import check_sets
+from rtbench.options import render as render_options
 from rtbench.paths import ROOT
 from rtbench.progress import Progress
 from rtbench.report import html as html_report
@@ -121,6 +123,9 @@ def build_parser() -> _Parser:
 
     lst = sub.add_parser("list", help="show the scenario catalog")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
+    lst.add_argument(
+        "--options", action="store_true", help="the options each scenario takes (--set)"
+    )
 
     sysp = sub.add_parser("system", help="describe this host and what may disturb measurements")
     sysp.add_argument("--json", action="store_true", help="machine-readable output")
@@ -263,6 +268,9 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     selection, unmatched = catalog.select(core_catalog, args.only)
     if unmatched:
         raise UsageError(f"No scenario id or label matches '{unmatched[0]}' (see `rtbench list`).")
+    # the calibration runs in every run and gets the same options
+    calibration = [u for u in core_catalog if u.name == runner.CALIBRATION]
+    check_sets(sets, [*selection.units, *calibration])
     if args.only and not selection.units:
         raise UsageError(
             "None of the selected ids is implemented in this build, so nothing would be "
@@ -340,6 +348,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     transport = LocalProcess(core)
     _meta, core_catalog = runner.query_catalog(transport, system.default_cpu())
     listed = catalog.merged(core_catalog)
+    if args.options:
+        sys.stdout.write(render_options(core_catalog))
+        return 0
     if args.json:
         sys.stdout.write(json.dumps(catalog.to_json(listed), indent=1) + "\n")
     else:

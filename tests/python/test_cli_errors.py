@@ -36,6 +36,10 @@ def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:
         ("run", "--set", "novalue"),
         ("run", "--set", "=3"),
         ("run", "--raw-max", "-1"),
+        ("run", "--set", "nosuchkey=5"),
+        ("run", "--set", "iterations=abc"),
+        ("run", "--set", "iterations=0"),
+        ("run", "--only", "mut.*", "--set", "mut.behavior.pi.protocol=maybe"),
         ("run", "--unknown-flag"),
         ("system", "--cpu", "4096"),
         ("show",),
@@ -240,3 +244,17 @@ def test_full_disk_is_one_sentence_and_keeps_what_was_stored(
     data = json.loads((out / "results.json").read_text())
     assert data["run"]["complete"] is False
     assert data["scenarios"], "what ran before the disk filled is stored"
+
+
+def test_unknown_option_names_the_valid_keys(run_cli: RunCli, tmp_path: Path) -> None:
+    done = run_cli("run", "--only", "sem.*", "--set", "nosuchkey=5", "--out", str(tmp_path / "r"))
+    assert_one_line_error(done)
+    assert "nosuchkey" in done.stderr and "waiters" in done.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_list_options_describes_every_declared_option(run_cli: RunCli) -> None:
+    done = run_cli("list", "--options")
+    assert done.returncode == 0, done.stderr
+    assert "mut.behavior.pi.protocol" in done.stdout and "inherit|none" in done.stdout
+    assert "iterations" in done.stdout
