@@ -110,7 +110,8 @@ const struct rtb_port_info *rtb_port_info(void);
 
 /* Ask the OS for a named property (e.g. "tick_hz_config", "hrtimers";
  * "rt_withheld_ns": how long the OS takes the CPU away from a real-time
- * thread that runs without a pause, e.g. Linux RT throttling).
+ * thread that runs without a pause, e.g. Linux RT throttling;
+ * "thread_stack_bytes": the stack of a thread created with stack_bytes 0).
  * Writes a NUL-terminated string; RTB_E_UNSUPPORTED if unknown. */
 int rtb_port_property(const char *key, char *buf, size_t len);
 

@@ -367,7 +367,7 @@ static int run_arc(struct rtb_ctx *ctx)
 {
 	const char *id = "sem.wait.block";
 	const struct rtb_port_info *info = rtb_port_info();
-	uint64_t nw = rtb_ctx_count(ctx, "waiters", 128, 128, 128);
+	uint64_t nw = rtb_ctx_count(ctx, "waiters", 128, 1000, 1000);
 	uint64_t rounds = rtb_ctx_count(ctx, "rounds", 20, 200, 20000);
 	struct arc_shared *sh = NULL;
 	struct per_blocked *pb = NULL;
@@ -382,6 +382,7 @@ static int run_arc(struct rtb_ctx *ctx)
 	if (info->prio_max < 1)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least two priority levels");
 	uint32_t levels = (uint32_t)RTB_MIN(nw, (uint64_t)info->prio_max);
+	rtb_note_thread_memory(id, nw);
 	struct rtb_metric ma = {.scenario = "sem.wait.block",
 				.label = "SEM-P-ARC",
 				.metric = "acquire",
@@ -399,10 +400,11 @@ static int run_arc(struct rtb_ctx *ctx)
 	if (levels < nw)
 		rtb_emit_log(id, "info",
 			     "%llu waiters share %u priority levels (the port has no more above "
-			     "the controller): waiters %u..%llu reuse levels 1..%llu, and among "
-			     "equal priorities the one that blocked first is released first",
-			     (unsigned long long)nw, levels, levels + 1, (unsigned long long)nw,
-			     (unsigned long long)(nw - levels));
+			     "the controller): waiter k blocks at level 1 + k mod %u, so up to "
+			     "%llu waiters share a level, and among equal priorities the one that "
+			     "blocked first is released first",
+			     (unsigned long long)nw, levels, levels,
+			     (unsigned long long)((nw + levels - 1) / levels));
 
 	/* whole rounds of warm-up, at least 1 % of the samples */
 	uint64_t warm_rounds = (rtb_warmup_for(rounds * nw) + nw - 1) / nw;
@@ -486,7 +488,7 @@ out:
 }
 
 static const struct rtb_option_spec sem_arc_options[] = {
-	RTB_OPT_N("waiters", 1u, 100000u, "blocked waiters"),
+	RTB_OPT_N("waiters", 1u, 1024u, "blocked waiters"),
 	RTB_OPT_N("rounds", 1u, 10000000000ull, "rounds of blocking and releasing every waiter"),
 	RTB_OPT_END,
 };

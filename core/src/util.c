@@ -328,3 +328,18 @@ void rtb_u128_to_dec(struct rtb_u128 v, char *buf)
 		buf[i++] = digits[--n];
 	buf[i] = '\0';
 }
+
+void rtb_note_thread_memory(const char *scenario, uint64_t threads)
+{
+	char v[32];
+	uint64_t stack = 0;
+
+	if (rtb_port_property("thread_stack_bytes", v, sizeof(v)) != RTB_OK ||
+	    !rtb_parse_u64(v, &stack) || stack == 0)
+		return;
+	uint64_t kib = threads * stack / 1024;
+	rtb_emit_log(scenario, "info", "%llu threads: %llu.%01llu MiB of stacks at %llu KiB each",
+		     (unsigned long long)threads, (unsigned long long)(kib / 1024),
+		     (unsigned long long)(kib % 1024 * 10 / 1024),
+		     (unsigned long long)(stack / 1024));
+}

@@ -638,6 +638,10 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 				 buf, len)
 			       ? RTB_OK
 			       : RTB_E_UNSUPPORTED;
+	if (strcmp(key, "thread_stack_bytes") == 0) {
+		snprintf(buf, len, "%llu", (unsigned long long)posix_default_stack_bytes());
+		return RTB_OK;
+	}
 	if (strcmp(key, "rt_withheld_ns") == 0)
 		return rt_withheld_ns(buf, len);
 	if (strcmp(key, "preemption") == 0) {

@@ -37,6 +37,8 @@ int posix_native_prio(int rel);
 int posix_relative_prio(int native);
 /* Pin a thread attribute / the calling thread to the measurement CPU. */
 int posix_pin_attr(pthread_attr_t *attr);
+/* Stack size of a thread created without one (rtb_thread_attr.stack_bytes 0). */
+size_t posix_default_stack_bytes(void);
 /* Nanoseconds of CLOCK_MONOTONIC. */
 unsigned long long posix_now_ns(void);
 /* Kernel thread id of the caller. */

@@ -11,6 +11,12 @@
 
 #define DEFAULT_STACK_BYTES (64 * 1024)
 
+size_t posix_default_stack_bytes(void)
+{
+	return DEFAULT_STACK_BYTES < (size_t)PTHREAD_STACK_MIN ? (size_t)PTHREAD_STACK_MIN
+							       : DEFAULT_STACK_BYTES;
+}
+
 enum thread_state { T_CREATED, T_RUNNING, T_EXITED };
 
 struct rtb_thread {

@@ -359,6 +359,10 @@ bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t to
  * Otherwise yield until it does (or the budget ends) and return false: the
  * sample that expected the switch is then invalid. */
 bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want);
+/* An info log saying what `threads` threads of the port's default stack
+ * need ("1000 threads: 62.5 MiB of stacks at 64 KiB each"), when the port
+ * says its stack size (property thread_stack_bytes). */
+void rtb_note_thread_memory(const char *scenario, uint64_t threads);
 /* Set ctx->reason and return code (for `return rtb_ctx_fail(ctx, RTB_E_..)`). */
 int rtb_ctx_fail(struct rtb_ctx *ctx, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

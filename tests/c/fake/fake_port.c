@@ -160,3 +160,11 @@ int rtb_port_console_write(const char *buf, size_t len)
 	fake_console[fake_console_len] = '\0';
 	return RTB_OK;
 }
+
+int rtb_port_property(const char *key, char *buf, size_t len)
+{
+	(void)key;
+	if (len > 0)
+		buf[0] = '\0';
+	return RTB_E_UNSUPPORTED;
+}
