@@ -29,6 +29,10 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v clang-format >/dev/null 2>&1; then
 		missing="$missing clang-format"
 	fi
+	# the fuzz step: clang with libFuzzer and its sanitizer runtimes
+	if [ "$want" = dev ] && ! command -v clang-14 >/dev/null 2>&1; then
+		missing="$missing clang-14 libclang-rt-14-dev"
+	fi
 	printf '%s' "${missing# }"
 }
 
