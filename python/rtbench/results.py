@@ -33,6 +33,7 @@ from rtbench.stats import MetricSummary, summarize
 
 RESULTS_FILE = "results.json"
 SAMPLES_DIR = "samples"
+HISTOGRAMS_DIR = "histograms"
 REPORT_FILE = "report.html"
 
 STATUSES = (
@@ -338,8 +339,11 @@ def write_samples(
     unit: str,
     counter_hz: float | None,
     taken: set[str],
+    total: int | None = None,
 ) -> SamplesFile:
-    """Write one raw series as CSV; tick values are converted to nanoseconds."""
+    """Write one raw series as CSV; tick values are converted to nanoseconds. When the
+    series holds fewer values than the metric's `total` samples (the raw series is
+    bounded), a first `#` line says so where the data is."""
     folder = out_dir / SAMPLES_DIR
     folder.mkdir(exist_ok=True)
     name = samples_file_name(scenario, metric, params)
@@ -355,11 +359,53 @@ def write_samples(
     else:
         csv_unit = unit
         lines = [f"{i},{v}" for i, v in enumerate(values)]
-    header = f"index,value_{_UNSAFE.sub('_', csv_unit)}"
-    write_atomic(folder / name, "\n".join([header, *lines]) + "\n")
+    header = [f"index,value_{_UNSAFE.sub('_', csv_unit)}"]
+    if total is not None and total > len(values):
+        header.insert(
+            0,
+            f"# the first {len(values)} of {total} samples after warm-up (the raw series "
+            f"is bounded by --raw-max); the statistics and {HISTOGRAMS_DIR}/{name} cover all "
+            f"{total}",
+        )
+    write_atomic(folder / name, "\n".join([*header, *lines]) + "\n")
     return SamplesFile(
         scenario, metric, dict(params), f"{SAMPLES_DIR}/{name}", len(values), csv_unit
     )
+
+
+def write_histogram(
+    out_dir: Path,
+    record: Mapping[str, Any],
+    counter_hz: float | None,
+    taken: set[str],
+) -> str:
+    """Write a result's whole histogram as CSV (`lower,upper,count`, inclusive bounds,
+    ns for tick values; every sample, not only the bounded raw series), for plotting
+    with any tool (gnuplot, a spreadsheet). Returns the path below out_dir."""
+    folder = out_dir / HISTOGRAMS_DIR
+    folder.mkdir(exist_ok=True)
+    name = samples_file_name(
+        str(record["scenario"]), str(record["metric"]), record.get("params", {})
+    )
+    stem, n = name[:-4], 2
+    while name in taken:
+        name = f"{stem}-{n}.csv"
+        n += 1
+    taken.add(name)
+    unit = str(record["unit"])
+    scale = 1e9 / counter_hz if unit == "ticks" and counter_hz else None
+    csv_unit = "ns" if scale is not None else _UNSAFE.sub("_", unit)
+    rows = [
+        f"# {record['scenario']} {record['metric']}: {record['stats']['count']} samples",
+        f"lower_{csv_unit},upper_{csv_unit},count",
+    ]
+    for lower, upper, count in record["histogram"]["buckets"]:
+        if scale is not None:
+            rows.append(f"{lower * scale:.1f},{upper * scale:.1f},{count}")
+        else:
+            rows.append(f"{lower},{upper},{count}")
+    write_atomic(folder / name, "\n".join(rows) + "\n")
+    return f"{HISTOGRAMS_DIR}/{name}"
 
 
 def read_samples(out_dir: Path, sf: SamplesFile) -> list[float]:
@@ -370,7 +416,8 @@ def read_samples(out_dir: Path, sf: SamplesFile) -> list[float]:
     except OSError:
         return []
     values: list[float] = []
-    for line in text.splitlines()[1:]:
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    for line in lines[1:]:
         _, _, value = line.partition(",")
         try:
             values.append(float(value))

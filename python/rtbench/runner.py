@@ -49,6 +49,7 @@ from rtbench.results import (
     SamplesFile,
     ScenarioOutcome,
     write_document,
+    write_histogram,
     write_samples,
 )
 from rtbench.stats import consistency_problems
@@ -260,6 +261,7 @@ class Run:
         self.interrupted = False
         self.complete = False
         self._taken_names: set[str] = set()
+        self._taken_histograms: set[str] = set()
         self._warned_not_realtime = False
         # why results could not be stored (a full disk, ...); the run stops there
         self.storage_failure: str | None = None
@@ -654,8 +656,10 @@ class Run:
                     f"{record['scenario']} {record['metric']}: {len(values)} raw samples "
                     f"received, {expected} announced"
                 )
-            if values and self.storage_failure is None:
-                try:
+            if self.storage_failure is not None:
+                continue
+            try:
+                if values:
                     files.append(
                         write_samples(
                             self.options.out_dir,
@@ -666,10 +670,13 @@ class Run:
                             str(record["unit"]),
                             hz,
                             self._taken_names,
+                            total=int(record["stats"]["count"]),
                         )
                     )
-                except OSError as e:
-                    self._storage_failed(e, f"the raw samples of {record['scenario']}")
+                if record["stats"]["count"]:
+                    write_histogram(self.options.out_dir, record, hz, self._taken_histograms)
+            except OSError as e:
+                self._storage_failed(e, f"the raw samples of {record['scenario']}")
         for key in c.values:
             if key not in seen:
                 c.errors.append(f"raw samples of {key[0]} {key[1]} without a result record")

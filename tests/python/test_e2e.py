@@ -4,9 +4,14 @@
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from conftest import RunCli
 from rtbench import records, stats
+
+
+def _key(item: dict[str, Any]) -> tuple[str, str, str]:
+    return (item["scenario"], item["metric"], json.dumps(item["params"], sort_keys=True))
 
 
 def test_quick_run(run_cli: RunCli, tmp_path: Path) -> None:
@@ -39,11 +44,22 @@ def test_quick_run(run_cli: RunCli, tmp_path: Path) -> None:
                 present = [v for v in ordered if v is not None]
                 assert present == sorted(present)
             assert stats.consistency_problems(r) == []
+        counts = {
+            _key(r): r["stats"]["count"] for r in scenario["records"] if r["type"] == "result"
+        }
         for sf in scenario["samples"]:
             lines = (out / sf["path"]).read_text().splitlines()
+            total = counts[_key(sf)]
+            if total > sf["count"]:  # a bounded series says so where the data is
+                assert lines[0].startswith(f"# the first {sf['count']} of {total} samples")
+                lines = lines[1:]
             assert lines[0] in ("index,value_ns", f"index,value_{sf['unit']}")
             assert len(lines) - 1 == sf["count"]
             assert [int(line.split(",")[0]) for line in lines[1:4]] == [0, 1, 2][: len(lines) - 1]
+            # the whole distribution, as CSV
+            hist = (out / "histograms" / Path(sf["path"]).name).read_text().splitlines()
+            assert hist[1].endswith(",count")
+            assert sum(int(row.rsplit(",", 1)[1]) for row in hist[2:]) == total
     assert metrics >= 5
 
     html = (out / "report.html").read_text()
