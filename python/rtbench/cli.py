@@ -266,7 +266,7 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if c.get("severity") == "warning":
             # What is wrong in a few words, and what to do; `rtbench system` and the
             # report have the whole text.
-            _warn(f"{short_caveat(c)}: {c.get('advice', '')}".strip(": "))
+            _warn(f"{short_caveat(c, 200)}. {c.get('advice', '')}".strip(". "))
 
     progress = Progress(sys.stderr, interactive=sys.stderr.isatty())
     ui = runner.Ui(

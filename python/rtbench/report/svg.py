@@ -55,12 +55,12 @@ class Scale:
 
 
 def linear_ticks(lo: float, hi: float, most: int = 6) -> list[float]:
-    """Round values (1, 2 or 5 times a power of ten apart) from lo to hi."""
+    """Round values (1, 2, 2.5 or 5 times a power of ten apart) from lo to hi."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
         return [lo]
     raw = (hi - lo) / max(most - 1, 1)
     power = 10.0 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
     first = math.ceil(lo / step - 1e-9) * step
     out: list[float] = []
     v = first
