@@ -29,6 +29,13 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v clang-format >/dev/null 2>&1; then
 		missing="$missing clang-format"
 	fi
+	# The browser tests open the HTML report in headless Chromium.
+	if [ "$want" = dev ] && ! command -v chromium >/dev/null 2>&1; then
+		missing="$missing chromium"
+	fi
+	if [ "$want" = dev ] && ! command -v chromedriver >/dev/null 2>&1; then
+		missing="$missing chromium-driver"
+	fi
 	printf '%s' "${missing# }"
 }
 

@@ -231,7 +231,7 @@ def test_html_charts_render_as_well_formed_svg() -> None:
         "Histogram of",
     ):
         assert f"<title>{title}" in page, title
-    assert "Smallest loss-free period found: 225 µs" in page
+    assert "Smallest loss-free interrupt period: 225 µs (phase 10000, bound found)." in page
 
 
 def test_html_page_does_not_grow_with_the_samples() -> None:

@@ -510,11 +510,13 @@ def _table_block(outcome: ScenarioOutcome, record: Mapping[str, Any]) -> str:
     phases = charts.interrupt_phases(record)
     if phases is not None:
         found = next((m for m in outcome.metrics() if m.metric == "min_period"), None)
-        result = (
-            f" Smallest loss-free period found: {format_value(found, found.max)}."
-            if found is not None and found.count
-            else ""
-        )
+        result = ""
+        if found is not None and found.count:
+            params = ", ".join(f"{k} {v}" for k, v in found.params.items())
+            what = found.title or "smallest loss-free period"
+            result = f" {what}: {format_value(found, found.max)}" + (
+                f" ({params})." if params else "."
+            )
         figures.append(
             figure(
                 phases,

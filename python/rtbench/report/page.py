@@ -103,7 +103,7 @@ footer{margin-top:2.5rem;font-size:.82rem;color:var(--muted)}
 @media (max-width:40rem){
 body{padding:.5rem .6rem 2rem;font-size:14px}h1{font-size:1.2rem}h2{font-size:1.1rem}
 table.tbl{font-size:.8rem}table.tbl th,table.tbl td{padding:.15rem .3rem}
-.narrow-hide{display:none}figure{flex-basis:100%}
+.narrow-hide{display:none}figure{flex-basis:100%}svg.chart text,svg.chart .ttl{font-size:13.5px}
 table.stack,table.stack tbody{display:block}table.stack tr:first-child{display:none}
 table.stack tr{display:flex;flex-wrap:wrap;align-items:baseline;column-gap:.6rem;
 border-bottom:1px solid var(--line);padding:.15rem 0}
