@@ -393,6 +393,11 @@ def _unit_block(
     logs = problem_logs(outcome) + list(outcome.errors)
     if logs:
         parts.append("<ul>" + "".join(f"<li>{esc(line)}</li>" for line in logs) + "</ul>")
+    notes = [str(r["message"]) for r in outcome.of_type("log") if r["level"] == "info"]
+    if notes:
+        parts.append(
+            '<ul class="small muted">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"
+        )
     if outcome.status == "crashed" and outcome.stderr_tail.strip():
         parts.append(
             f"<details><summary>error output</summary><pre>{esc(outcome.stderr_tail)}</pre>"
