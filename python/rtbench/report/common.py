@@ -280,14 +280,15 @@ def format_value(metric: MetricSummary, value: float | None) -> str:
 
 
 def max_ratio(metric: MetricSummary) -> float | None:
-    """max / median, when both are positive (how far the worst sample is from the typical)."""
-    if metric.p50 is None or metric.max is None or metric.p50 <= 0:
+    """max / median, when both are positive and there are several samples (how far
+    the worst sample is from the typical)."""
+    if metric.p50 is None or metric.max is None or metric.p50 <= 0 or metric.count < 2:
         return None
     return metric.max / metric.p50
 
 
 def p99_ratio(metric: MetricSummary) -> float | None:
-    if metric.p50 is None or metric.p99 is None or metric.p50 <= 0:
+    if metric.p50 is None or metric.p99 is None or metric.p50 <= 0 or metric.count < 2:
         return None
     return metric.p99 / metric.p50
 

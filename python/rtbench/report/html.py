@@ -137,9 +137,15 @@ def _answer(doc: ResultsDocument) -> str:
     if total:
         order = ("pass", "fail", "inconclusive", "unsupported")
         tally = ", ".join(f"{vc[o]} {o}" for o in order if vc.get(o))
-        bad = vc.get("fail", 0) + vc.get("inconclusive", 0)
-        head = "every check passes" if bad == 0 and vc.get("pass") == total else "see below"
-        lines.append(f"<p><b>Behaviour:</b> {total} verdicts, {esc(tally)}: {head}.</p>")
+        if vc.get("pass") == total:
+            head = "every check passes"
+        else:
+            head = "not passed: " + ", ".join(
+                f"{v.label or v.scenario} {v.check} ({v.outcome})"
+                for _o, v in all_verdicts(doc)
+                if v.outcome != "pass"
+            )
+        lines.append(f"<p><b>Behaviour:</b> {total} verdicts, {esc(tally)}; {esc(head)}.</p>")
     rows = summary_rows(doc)
     counts = status_counts(doc)
     ran = sum(n for st, n in counts.items() if st != "not_implemented")
