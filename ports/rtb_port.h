@@ -82,11 +82,15 @@ struct rtb_port_info {
 	const char *counter_note; /* why this counter, how hz was obtained */
 	const char *irq_source;	  /* what the interrupt source really is */
 	uint64_t counter_hz;	  /* counter ticks per second (measured or known) */
-	uint32_t caps;		  /* RTB_CAP_* bits */
-	int prio_max;		  /* highest relative priority (lowest is 0) */
-	int cpu;		  /* measurement CPU */
-	int cpu_count;		  /* CPUs online */
-	const char *degraded;	  /* "" or a sentence: what is not as requested */
+	/* The counter's known step: it moves by multiples of this many ticks
+	 * (a timer clocked slower than counter_hz says); 0 when not known. The
+	 * core measures the step anyway and reports both. */
+	uint64_t counter_step_ticks;
+	uint32_t caps;	      /* RTB_CAP_* bits */
+	int prio_max;	      /* highest relative priority (lowest is 0) */
+	int cpu;	      /* measurement CPU */
+	int cpu_count;	      /* CPUs online */
+	const char *degraded; /* "" or a sentence: what is not as requested */
 };
 
 struct rtb_port_config {
@@ -104,7 +108,9 @@ int rtb_port_init(const struct rtb_port_config *cfg);
 void rtb_port_fini(void);
 const struct rtb_port_info *rtb_port_info(void);
 
-/* Ask the OS for a named property (e.g. "tick_hz_config", "hrtimers").
+/* Ask the OS for a named property (e.g. "tick_hz_config", "hrtimers";
+ * "rt_withheld_ns": how long the OS takes the CPU away from a real-time
+ * thread that runs without a pause, e.g. Linux RT throttling).
  * Writes a NUL-terminated string; RTB_E_UNSUPPORTED if unknown. */
 int rtb_port_property(const char *key, char *buf, size_t len);
 

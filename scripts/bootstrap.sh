@@ -120,6 +120,20 @@ rtb_setup_venv() {
 	rtb_pip_install runtime || return 1
 }
 
+# Can this user prepare the checkout (create build/ and .venv)?
+rtb_writable_checkout() {
+	if [ -e "$rtb_root/build" ]; then
+		[ -w "$rtb_root/build" ] || return 1
+	else
+		[ -w "$rtb_root" ] || return 1
+	fi
+	if [ -e "$rtb_venv" ]; then
+		[ -w "$rtb_venv" ] || return 1
+	else
+		[ -w "$rtb_root" ] || return 1
+	fi
+}
+
 # rtb_bootstrap runtime|dev: returns 0 when ready, 2 when the user must install
 # something, 1 on other failures.
 rtb_bootstrap() {
@@ -128,8 +142,19 @@ rtb_bootstrap() {
 	if [ -z "$missing" ] && rtb_stamp_ok runtime && { [ "$want" = runtime ] || rtb_stamp_ok dev; }; then
 		return 0
 	fi
+	if ! rtb_writable_checkout; then
+		if [ -e "$rtb_venv" ]; then
+			rtb_say "rtbench: the Python environment in $rtb_venv is not usable by $(id -un) and this checkout is not writable by it; run rtbench as the checkout's owner, or use a clone of your own."
+		else
+			rtb_say "rtbench: this checkout ($rtb_root) is not prepared yet and not writable by $(id -un); run ./rtbench once as its owner, or use a clone of your own."
+		fi
+		return 2
+	fi
 	mkdir -p "$rtb_root/build" || return 1
-	exec {lock_fd}>"$rtb_root/build/.bootstrap.lock"
+	if ! exec {lock_fd}>"$rtb_root/build/.bootstrap.lock"; then
+		rtb_say "rtbench: cannot create $rtb_root/build/.bootstrap.lock; check the permissions of $rtb_root/build."
+		return 2
+	fi
 	flock "$lock_fd"
 	missing=$(rtb_missing_packages "$want")
 	if [ -z "$missing" ]; then

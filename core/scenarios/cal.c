@@ -67,13 +67,31 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	rtb_json_str(j, "Hz");
 	rtb_json_arr_end(j);
 	rtb_json_arr_begin(j);
-	rtb_json_str(j, "resolution");
+	rtb_json_str(j, "nominal resolution (one tick)");
 	uint64_t ps = rtb_timing.hz ? (uint64_t)(1e12 / (double)rtb_timing.hz + 0.5) : 0;
 	rtb_fmt(buf, sizeof(buf), "%llu.%03llu", (unsigned long long)(ps / 1000),
 		(unsigned long long)(ps % 1000));
 	rtb_json_str(j, buf);
-	rtb_json_str(j, "ns per tick");
+	rtb_json_str(j, "ns");
 	rtb_json_arr_end(j);
+	/* what the counter really resolves: it may move by several ticks */
+	uint64_t step = rtb_timing.step_ticks ? rtb_timing.step_ticks : 1;
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, "effective resolution (measured step)");
+	ps = rtb_timing.hz ? (uint64_t)(1e12 * (double)step / (double)rtb_timing.hz + 0.5) : 0;
+	rtb_fmt(buf, sizeof(buf), "%llu.%03llu (%llu ticks)", (unsigned long long)(ps / 1000),
+		(unsigned long long)(ps % 1000), (unsigned long long)step);
+	rtb_json_str(j, buf);
+	rtb_json_str(j, "ns");
+	rtb_json_arr_end(j);
+	if (info->counter_step_ticks != 0) {
+		rtb_json_arr_begin(j);
+		rtb_json_str(j, "step declared by the port");
+		rtb_fmt(buf, sizeof(buf), "%llu", (unsigned long long)info->counter_step_ticks);
+		rtb_json_str(j, buf);
+		rtb_json_str(j, "ticks");
+		rtb_json_arr_end(j);
+	}
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "minimum (subtracted as overhead)");
 	rtb_fmt(buf, sizeof(buf), "%llu", (unsigned long long)r.min);
@@ -90,12 +108,18 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec cal_timestamp_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_cal_timestamp = {
 	.name = "cal.timestamp",
 	.ids = {{"cal.timestamp", "CAL-P-TRC"}},
 	.summary = "Cost of taking a timestamp; its minimum is subtracted from every sample",
 	.estimate_ms = {50, 50, 200},
 	.deadline_ms = {10000, 10000, 20000},
+	.options = cal_timestamp_options,
 	.run = run_timestamp,
 };
 
@@ -497,6 +521,14 @@ static int run_cpu(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec cal_cpu_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000u, "cold/warm runs of the code block"),
+	RTB_OPT_N("cal.cpu.passes", 1u, 10000000000ull, "passes over the small buffer"),
+	RTB_OPT_N("cal.cpu.big_bytes", 4096u, 68719476736ull,
+		  "size of the buffer larger than the caches"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_cal_cpu = {
 	.name = "cal.cpu",
 	.ids = {{"cal.cpu", "CAL-P-CPU"}},
@@ -504,5 +536,6 @@ const struct rtb_scenario rtb_scn_cal_cpu = {
 		   "cold and warm",
 	.estimate_ms = {300, 1500, 10000},
 	.deadline_ms = {20000, 60000, 120000},
+	.options = cal_cpu_options,
 	.run = run_cpu,
 };

@@ -11,8 +11,7 @@
 
 RTB_SCN(rtb_scn_cal_timestamp);
 RTB_SCN(rtb_scn_cal_cpu);
-RTB_SCN(rtb_scn_clk_tick_config);
-RTB_SCN(rtb_scn_clk_tick_duration);
+RTB_SCN(rtb_scn_clk_tick);
 RTB_SCN(rtb_scn_thr_create_behavior);
 RTB_SCN(rtb_scn_thr_rr_behavior);
 RTB_SCN(rtb_scn_thr_switch_yield);
@@ -27,18 +26,29 @@ RTB_SCN(rtb_scn_sem_arc);
 RTB_SCN(rtb_scn_mut_behavior_pi);
 RTB_SCN(rtb_scn_mut_arn);
 RTB_SCN(rtb_scn_mut_arc);
+RTB_SCN(rtb_scn_mq_arn);
+RTB_SCN(rtb_scn_mq_blk);
+RTB_SCN(rtb_scn_evt_arn);
+RTB_SCN(rtb_scn_evt_blk);
 RTB_SCN(rtb_scn_irq_latency);
 RTB_SCN(rtb_scn_irq_to_thread);
 RTB_SCN(rtb_scn_irq_sustained);
 RTB_SCN(rtb_scn_timer_periodic_latency);
 RTB_SCN(rtb_scn_mem_alloc);
 RTB_SCN(rtb_scn_mem_behavior_leak);
+RTB_SCN(rtb_scn_sched_coop_switch);
+RTB_SCN(rtb_scn_sched_preempt_switch);
+RTB_SCN(rtb_scn_sched_sem_workload);
+RTB_SCN(rtb_scn_sched_mut_workload);
+RTB_SCN(rtb_scn_sched_mq_workload);
+RTB_SCN(rtb_scn_rh);
+RTB_SCN(rtb_scn_ipc_pi_stress);
+RTB_SCN(rtb_scn_tm_basic);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
 	&rtb_scn_cal_cpu,
-	&rtb_scn_clk_tick_config,
-	&rtb_scn_clk_tick_duration,
+	&rtb_scn_clk_tick,
 	&rtb_scn_thr_create_behavior,
 	&rtb_scn_thr_rr_behavior,
 	&rtb_scn_thr_switch_yield,
@@ -53,12 +63,24 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_mut_behavior_pi,
 	&rtb_scn_mut_arn,
 	&rtb_scn_mut_arc,
+	&rtb_scn_mq_arn,
+	&rtb_scn_mq_blk,
+	&rtb_scn_evt_arn,
+	&rtb_scn_evt_blk,
 	&rtb_scn_irq_latency,
 	&rtb_scn_irq_to_thread,
 	&rtb_scn_irq_sustained,
 	&rtb_scn_timer_periodic_latency,
 	&rtb_scn_mem_alloc,
 	&rtb_scn_mem_behavior_leak,
+	&rtb_scn_sched_coop_switch,
+	&rtb_scn_sched_preempt_switch,
+	&rtb_scn_sched_sem_workload,
+	&rtb_scn_sched_mut_workload,
+	&rtb_scn_sched_mq_workload,
+	&rtb_scn_rh,
+	&rtb_scn_ipc_pi_stress,
+	&rtb_scn_tm_basic,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;

@@ -226,6 +226,44 @@ static void class_row(struct rtb_json *j, const char *what, size_t count, size_t
 	rtb_json_arr_end(j);
 }
 
+/* The long gaps of a run: how many, their excess over the normal loop, and
+ * how many match what the OS withholds from a busy real-time thread
+ * (rt_withheld_ns: RT throttling, the fair server) within a quarter. */
+struct gap_stats {
+	size_t n;
+	uint64_t min_excess, typical_excess, max_excess;
+	uint64_t withheld_ns; /* 0: the OS does not say */
+	size_t withheld;      /* gaps that match it */
+};
+
+static void gap_stats(const struct tick_run *r, struct gap_stats *g)
+{
+	char v[32];
+	uint64_t withheld = 0;
+	size_t n = 0;
+
+	rtb_memset(g, 0, sizeof(*g));
+	if (rtb_port_property("rt_withheld_ns", v, sizeof(v)) == RTB_OK &&
+	    rtb_parse_u64(v, &withheld))
+		g->withheld_ns = withheld;
+	for (size_t i = r->warm; i < r->n; i++) {
+		if (r->kinds[i - r->warm] != RTB_CLK_GAP)
+			continue;
+		uint64_t excess = r->loops[i] - r->a.normal_ticks;
+		r->scratch[n++] = excess;
+		uint64_t e_ns = ns(excess);
+		if (withheld != 0 && 4 * e_ns >= 3 * withheld && 4 * e_ns <= 5 * withheld)
+			g->withheld++;
+	}
+	g->n = n;
+	if (n > 0) {
+		rtb_sort_u64(r->scratch, n);
+		g->min_excess = r->scratch[0];
+		g->typical_excess = r->scratch[n / 2];
+		g->max_excess = r->scratch[n - 1];
+	}
+}
+
 static void duration_tables(const char *id, const struct tick_run *r)
 {
 	const struct rtb_clk_analysis *a = &r->a;
@@ -269,6 +307,11 @@ static void duration_tables(const char *id, const struct tick_run *r)
 		  a->other_loop_worst_ticks - oh, a->other > 0,
 		  a->other_loop_typical_ticks - a->normal_ticks,
 		  a->other_loop_worst_ticks - a->normal_ticks);
+	struct gap_stats g;
+	gap_stats(r, &g);
+	class_row(j, "long gap (CPU taken away)", g.n, total, g.n > 0,
+		  a->normal_ticks + g.min_excess - oh, a->normal_ticks + g.typical_excess - oh,
+		  a->normal_ticks + g.max_excess - oh, g.n > 0, g.typical_excess, g.max_excess);
 	rtb_table_end(j);
 
 	static const struct rtb_column scols[] = {
@@ -284,7 +327,21 @@ static void duration_tables(const char *id, const struct tick_run *r)
 		    a->tick_excess_typical_ticks, "tick loop minus normal loop, median");
 	summary_row(j, "tick processing duration (min)", a->tick > 0, a->tick_excess_min_ticks, "");
 	summary_row(j, "tick processing duration (worst)", a->tick > 0, a->tick_excess_worst_ticks,
-		    "includes whatever else fell into the same loop");
+		    "includes whatever else fell into the same loop, long gaps excluded");
+	if (g.n == 0)
+		rtb_fmt(note, sizeof(note), "none");
+	else if (g.withheld_ns != 0)
+		rtb_fmt(note, sizeof(note),
+			"%zu long gaps, %zu of them the %llu ms the OS withholds from busy "
+			"real-time threads (RT throttling, fair server); others: hypervisor, "
+			"other tasks",
+			g.n, g.withheld, (unsigned long long)(g.withheld_ns / 1000000u));
+	else
+		rtb_fmt(note, sizeof(note),
+			"%zu long gaps: not the tick (hypervisor, another task, throttling)", g.n);
+	summary_row(j, "longest gap, not the tick", g.n > 0, g.max_excess, note);
+	rtb_fmt(note, sizeof(note), "a loop more than this above normal is a long gap");
+	summary_row(j, "long-gap limit", true, a->gap_limit_ticks, note);
 	if (a->periodic)
 		rtb_fmt(note, sizeof(note), "median of %zu pairs one period apart (%zu expected)",
 			a->period_pairs, a->expected_pairs);
@@ -369,16 +426,14 @@ static int duration_results(struct rtb_ctx *ctx, const char *id, const struct ti
 	return RTB_OK;
 }
 
-static int run_duration(struct rtb_ctx *ctx)
+/* CLK-P-DUR's records from the run. */
+static int duration_report(struct rtb_ctx *ctx, const struct tick_run *rp, uint64_t ms)
 {
 	const char *id = "clk.tick.duration";
-	uint64_t ms = rtb_ctx_count(ctx, "duration_ms", 2500, 10000, 60000);
-	struct tick_run r;
+	const struct tick_run r = *rp;
 	char a_buf[32], b_buf[32], c_buf[32];
+	int rc;
 
-	int rc = tick_run(ctx, id, ms * 1000000u, &r);
-	if (rc != RTB_OK)
-		return rc;
 	if (!r.raised)
 		rtb_emit_log(id, "warning",
 			     "the loop could not run at the highest priority: other threads "
@@ -390,11 +445,9 @@ static int run_duration(struct rtb_ctx *ctx)
 	if (r.cut)
 		rtb_emit_log(id, "warning", "stopped after %zu loops, before the planned %llu ms",
 			     r.n, (unsigned long long)ms);
-	if (!r.a.valid) {
-		tick_run_free(&r);
+	if (!r.a.valid)
 		return rtb_ctx_fail(ctx, RTB_E_INVALID, "only %zu loops ran: too few to classify",
 				    r.n);
-	}
 	if (r.a.disturbed * 10 > r.a.loops)
 		rtb_emit_log(id, "warning",
 			     "%zu of %zu loops (over 10 %%) were disturbed: the CPU was shared or "
@@ -434,21 +487,19 @@ static int run_duration(struct rtb_ctx *ctx)
 			     "tick is stopped on this CPU or costs less than the threshold",
 			     a_buf, r.a.disturbed);
 	}
+	if (r.a.gap > 0) {
+		fmt_ticks(a_buf, sizeof(a_buf), r.a.gap_excess_longest_ticks);
+		rtb_emit_log(id, "warning",
+			     "%zu long gaps (the longest %s): the CPU was taken away from the "
+			     "top-priority loop; counted apart, not as tick processing (see the "
+			     "classification table)",
+			     r.a.gap, a_buf);
+	}
 	rc = duration_results(ctx, id, &r);
 	if (rc == RTB_OK)
 		duration_tables(id, &r);
-	tick_run_free(&r);
 	return rc;
 }
-
-const struct rtb_scenario rtb_scn_clk_tick_duration = {
-	.name = "clk.tick.duration",
-	.ids = {{"clk.tick.duration", "CLK-P-DUR"}},
-	.summary = "Time the OS spends in its clock tick, from a busy loop timed back to back",
-	.estimate_ms = {2600, 10200, 60500},
-	.deadline_ms = {20000, 60000, 180000},
-	.run = run_duration,
-};
 
 /* ---- clk.tick.config ---------------------------------------------------------- */
 
@@ -714,24 +765,17 @@ static void config_table(const char *id, const struct os_statement *os,
 	rtb_table_end(j);
 }
 
-static int run_config(struct rtb_ctx *ctx)
+/* CLK-B-CFG's verdict and table from the same run. It runs last: its control
+ * reuses the run's buffers. */
+static void config_report(const struct os_statement *os_in, const struct sleep_stats *st_in,
+			  struct tick_run *rp)
 {
 	const char *id = "clk.tick.config";
-	uint64_t ms = rtb_ctx_count(ctx, "duration_ms", 1000, 3000, 10000);
-	uint64_t per_request = rtb_ctx_count(ctx, "iterations", 50, 500, 2000);
-	struct os_statement os;
-	struct sleep_stats st;
-	struct tick_run r;
+	const struct os_statement os = *os_in;
+	const struct sleep_stats st = *st_in;
+	struct tick_run r = *rp;
 	struct rtb_verdict v;
 	char a_buf[32], b_buf[32], c_buf[32];
-
-	read_statement(ctx, &os);
-	int rc = measure_sleeps(ctx, id, per_request, &st);
-	if (rc != RTB_OK)
-		return rc;
-	rc = tick_run(ctx, id, ms * 1000000u, &r);
-	if (rc != RTB_OK)
-		return rc;
 
 	rtb_verdict_init(&v, id, "CLK-B-CFG", "tick_config");
 	struct rtb_clk_facts f = {
@@ -817,15 +861,48 @@ static int run_config(struct rtb_ctx *ctx)
 	rtb_verdict_settle(&v);
 	rtb_emit_verdict(&v);
 	config_table(id, &os, &d, &st, &r);
-	tick_run_free(&r);
-	return RTB_OK;
 }
 
-const struct rtb_scenario rtb_scn_clk_tick_config = {
-	.name = "clk.tick.config",
-	.ids = {{"clk.tick.config", "CLK-B-CFG"}},
-	.summary = "What the OS clock tick is: period, sleep granularity, configuration",
-	.estimate_ms = {1300, 4500, 14000},
-	.deadline_ms = {20000, 60000, 120000},
-	.run = run_config,
+/* One busy-loop run serves both: CLK-P-DUR's figures and CLK-B-CFG's verdict
+ * come from the same detection, so they cannot disagree. */
+static int run_tick(struct rtb_ctx *ctx)
+{
+	uint64_t ms = rtb_ctx_count(ctx, "duration_ms", 2500, 10000, 60000);
+	uint64_t per_request = rtb_ctx_count(ctx, "iterations", 50, 500, 2000);
+	struct os_statement os;
+	struct sleep_stats st;
+	struct tick_run r;
+
+	read_statement(ctx, &os);
+	int rc = measure_sleeps(ctx, "clk.tick.config", per_request, &st);
+	if (rc != RTB_OK)
+		return rc;
+	rc = tick_run(ctx, "clk.tick.duration", ms * 1000000u, &r);
+	if (rc != RTB_OK)
+		return rc;
+	rc = duration_report(ctx, &r, ms);
+	config_report(&os, &st, &r);
+	tick_run_free(&r);
+	return rc;
+}
+
+static const struct rtb_option_spec clk_tick_options[] = {
+	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_N("iterations", 1u, 1000000u, "sleeps per requested duration"),
+	RTB_OPT_N("clk.tick.duration.loop_count", 1u, 100000000u,
+		  "busy-loop counter (default: tuned to about 20 us a loop)"),
+	RTB_OPT_N("clk.tick.duration.raw_max", 0u, 100000000u, "raw loops kept for the diagram"),
+	RTB_OPT_N("clk.tick.config.stated_hz", 1u, 10000000u,
+		  "replace the OS's stated tick rate (simulates a platform that misstates it)"),
+	RTB_OPT_END,
+};
+
+const struct rtb_scenario rtb_scn_clk_tick = {
+	.name = "clk.tick",
+	.ids = {{"clk.tick.config", "CLK-B-CFG"}, {"clk.tick.duration", "CLK-P-DUR"}},
+	.summary = "The OS clock tick: its period and configuration, and the time it takes",
+	.estimate_ms = {3700, 14500, 74000},
+	.deadline_ms = {30000, 90000, 240000},
+	.options = clk_tick_options,
+	.run = run_tick,
 };

@@ -44,11 +44,14 @@
  * larger phases confirm the candidate. Every phase run is a row of the
  * "phases" table; the smallest loss-free period at the largest phase size
  * is the result.
+ *
+ * The one-shot harness behind irq.latency, irq.return and irq.to_thread,
+ * and the whole latency/return measurement (shared with rh.irq_latency),
+ * are in core/src/irq_oneshot.c; this file adds the wake-up of
+ * irq.to_thread, irq.sustained and the "conditions" tables.
  */
-#include <stdatomic.h>
-
 #include "rtb/check_irq.h"
-#include "rtb/core.h"
+#include "rtb/irq_oneshot.h"
 
 static const struct rtb_column cond_cols[] = {{"property", ""}, {"value", ""}, {"unit", ""}};
 
@@ -79,168 +82,9 @@ static void say_source(const char *id)
 		     info->irq_source);
 }
 
-/* xorshift64: delays that follow no pattern of the OS or of the loop. */
-static uint64_t rng_next(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
-static uint64_t rng_between(uint64_t *state, uint64_t lo, uint64_t hi)
-{
-	return hi > lo ? lo + rng_next(state) % (hi - lo + 1) : lo;
-}
-
-static uint64_t rng_seed(void)
-{
-	uint64_t s = rtb_port_counter_read() * 0x9e3779b97f4a7c15ull;
-
-	return s != 0 ? s : 0x2545f4914f6cdd1dull;
-}
-
-/* Delay and gap options shared by the one-shot scenarios. */
-struct oneshot_opts {
-	uint64_t iterations;
-	uint64_t delay_min_ns;
-	uint64_t delay_max_ns;
-	uint64_t gap_ns;
-	uint64_t window_ns;
-	uint64_t early_ns; /* irq.latency: allowed stop before the due time */
-};
-
-#define ONESHOT_DELAY_MAX_NS 100000000u /* 100 ms: keeps busy loops short */
-#define ONESHOT_WINDOW_NS 20000000u	/* how late an interrupt may be and still count */
-
-static int oneshot_options(struct rtb_ctx *ctx, const char *id, struct oneshot_opts *o)
-{
-	char key[96];
-
-	o->iterations = rtb_ctx_count(ctx, "iterations", 2000, 100000, 1000000);
-	rtb_fmt(key, sizeof(key), "%s.delay_min_ns", id);
-	o->delay_min_ns = rtb_ctx_count(ctx, key, 20000, 20000, 20000);
-	rtb_fmt(key, sizeof(key), "%s.delay_max_ns", id);
-	o->delay_max_ns = rtb_ctx_count(ctx, key, 100000, 100000, 100000);
-	rtb_fmt(key, sizeof(key), "%s.gap_ns", id);
-	o->gap_ns = rtb_ctx_count(ctx, key, 100000, 100000, 100000);
-	rtb_fmt(key, sizeof(key), "%s.early_ns", id);
-	o->early_ns = rtb_ctx_count(ctx, key, 5000, 5000, 5000);
-	o->window_ns = ONESHOT_WINDOW_NS;
-	if (o->iterations == 0)
-		return rtb_ctx_fail(ctx, RTB_E_INVALID, "iterations must be at least 1");
-	if (o->delay_min_ns == 0 || o->delay_max_ns < o->delay_min_ns ||
-	    o->delay_max_ns > ONESHOT_DELAY_MAX_NS)
-		return rtb_ctx_fail(ctx, RTB_E_INVALID,
-				    "%s.delay_min_ns / delay_max_ns must satisfy "
-				    "0 < min <= max <= %u",
-				    id, ONESHOT_DELAY_MAX_NS);
-	if (o->gap_ns > 1000000000u)
-		return rtb_ctx_fail(ctx, RTB_E_INVALID, "%s.gap_ns is at most 1 s", id);
-	return RTB_OK;
-}
-
-/* ---- the one-shot harness (IRQ-P-LAT, IRQ-P-DLT, IRQ-P-TLT) ---------------- */
-
-/*
- * Between the busy thread and the handler that interrupts it (the same
- * thread on POSIX, an interrupt on the same CPU on an RTOS), ordering only
- * needs compiler barriers: atomic_signal_fence.
- */
-struct oneshot_sync {
-	struct rtb_sem *go;		  /* controller to busy thread: run the loop */
-	struct rtb_sem *done;		  /* busy thread to controller: loop left */
-	_Atomic uint32_t spinning;	  /* busy: 1 while inside its loop */
-	_Atomic uint32_t handled;	  /* handler: its last store */
-	uint32_t h_spinning;		  /* handler: spinning at entry */
-	volatile uint64_t loop_end;	  /* controller: the loop's explicit end time */
-	volatile uint64_t loop_max_iters; /* controller: and its iteration bound */
-	volatile bool stop;
-};
-
-/* Samples tried, and those without an interrupt in the busy loop. */
-struct oneshot_counts {
-	uint64_t attempts;
-	uint64_t no_irq;  /* no interrupt within the window */
-	uint64_t outside; /* handler ran while the busy thread was not in its loop */
-};
-
-struct oneshot_run {
-	struct oneshot_sync *sync;
-	struct rtb_irq *irq;
-	struct oneshot_opts o;
-	uint64_t seed;
-	uint64_t window_ticks;
-	struct oneshot_counts c;
-};
-
-/* One sample: arm the interrupt after a random delay, release the busy
- * thread into a loop that ends the window after that delay, and wait until
- * it is back. *due is when the interrupt was due (counter ticks); *in_loop
- * says whether it came during the loop (otherwise the sample is invalid and
- * counted as such in run->c). */
-static int oneshot_sample(struct rtb_ctx *ctx, struct oneshot_run *run, uint64_t *due,
-			  bool *in_loop)
-{
-	struct oneshot_sync *s = run->sync;
-	uint64_t delay = rng_between(&run->seed, run->o.delay_min_ns, run->o.delay_max_ns);
-	uint64_t delay_ticks = rtb_ns_to_ticks(delay);
-
-	atomic_store_explicit(&s->handled, 0, memory_order_relaxed);
-	s->h_spinning = 0;
-	run->c.attempts++;
-
-	uint64_t t_arm = rtb_port_counter_read();
-	s->loop_end = t_arm + delay_ticks + run->window_ticks;
-	s->loop_max_iters = (delay_ticks + run->window_ticks) * 4 + 1000000u;
-	int rc = rtb_port_irq_fire(run->irq, delay);
-	if (rc != RTB_OK)
-		return rtb_ctx_fail(ctx, rc, "arming the interrupt failed: %s",
-				    rtb_port_strerror(rc));
-	rtb_port_sem_signal(s->go);
-	rc = rtb_port_sem_timedwait(s->done, delay + run->o.window_ns + 1000000000u);
-	if (rc != RTB_OK) {
-		rtb_port_irq_stop(run->irq, NULL);
-		return rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
-	}
-	*due = t_arm + delay_ticks;
-	*in_loop = false;
-	if (!atomic_load_explicit(&s->handled, memory_order_relaxed)) {
-		/* disarm, and let a late one arrive before the next sample */
-		rtb_port_irq_stop(run->irq, NULL);
-		run->c.no_irq++;
-	} else if (!s->h_spinning) {
-		run->c.outside++;
-	} else {
-		*in_loop = true;
-	}
-	return RTB_OK;
-}
-
-/* Stop the source, end the busy thread, delete what was created. */
-static void oneshot_teardown(struct oneshot_sync *s, struct rtb_irq *irq, struct rtb_thread *busy)
-{
-	if (irq != NULL) {
-		rtb_port_irq_stop(irq, NULL);
-		rtb_port_irq_delete(irq);
-	}
-	s->stop = true;
-	if (busy != NULL) {
-		rtb_port_sem_signal(s->go);
-		rtb_port_thread_delete(busy);
-	}
-	if (s->go != NULL)
-		rtb_port_sem_delete(s->go);
-	if (s->done != NULL)
-		rtb_port_sem_delete(s->done);
-}
-
 /* The rows both "conditions" tables have: the delays, the pause, and the
  * samples tried and lost for want of an interrupt in the loop. */
-static void oneshot_condition_rows(struct rtb_json *j, const struct oneshot_run *run)
+static void oneshot_condition_rows(struct rtb_json *j, const struct rtb_oneshot_run *run)
 {
 	cond_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
 		 (unsigned long long)run->o.delay_min_ns, (unsigned long long)run->o.delay_max_ns);
@@ -255,99 +99,7 @@ static void oneshot_condition_rows(struct rtb_json *j, const struct oneshot_run 
 
 /* ---- IRQ-P-LAT and IRQ-P-DLT ---------------------------------------------- */
 
-/*
- * The shared word holds 32 bits so that storing it is one indivisible write
- * on every CPU; the handler extends it with t_entry's high bits, exact for
- * gaps below 2^32 ticks (over a second at GHz counters; the loop is bounded
- * far below).
- */
-struct lat_shared {
-	struct oneshot_sync sync;
-	_Atomic uint32_t last_lo;    /* busy: low bits of the latest counter value */
-	uint32_t h_last_lo;	     /* handler: last_lo at entry */
-	volatile uint64_t h_entry;   /* handler: first counter read */
-	volatile uint64_t h_exit;    /* handler: last counter read */
-	volatile uint64_t ret_value; /* busy: first value > h_exit, 0 if none */
-	volatile uint64_t loop_first, loop_last, loop_iters;
-};
-
-static void lat_handler(void *arg)
-{
-	struct lat_shared *sh = arg;
-	uint64_t t_entry = rtb_port_counter_read();
-
-	sh->h_last_lo = atomic_load_explicit(&sh->last_lo, memory_order_relaxed);
-	sh->sync.h_spinning = atomic_load_explicit(&sh->sync.spinning, memory_order_relaxed);
-	sh->h_entry = t_entry;
-	uint64_t t_exit = rtb_port_counter_read();
-	sh->h_exit = t_exit;
-	atomic_signal_fence(memory_order_seq_cst);
-	atomic_store_explicit(&sh->sync.handled, 1, memory_order_relaxed);
-}
-
-static void lat_busy_main(void *arg)
-{
-	struct lat_shared *sh = arg;
-	struct oneshot_sync *s = &sh->sync;
-
-	for (;;) {
-		if (rtb_port_sem_wait(s->go) != RTB_OK || s->stop)
-			return;
-		uint64_t end = s->loop_end, max_iters = s->loop_max_iters;
-		uint64_t v = rtb_port_counter_read(), first = v, ret = 0, n;
-
-		atomic_store_explicit(&sh->last_lo, (uint32_t)v, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(&s->spinning, 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-		for (n = 0; n < max_iters; n++) {
-			v = rtb_port_counter_read();
-			atomic_store_explicit(&sh->last_lo, (uint32_t)v, memory_order_relaxed);
-			if (atomic_load_explicit(&s->handled, memory_order_relaxed)) {
-				atomic_signal_fence(memory_order_seq_cst);
-				/* A value read before the interrupt may be stored
-				 * after it: only a later one is the return. */
-				if (v > sh->h_exit) {
-					ret = v;
-					break;
-				}
-			}
-			if (v >= end)
-				break;
-		}
-		atomic_signal_fence(memory_order_seq_cst);
-		atomic_store_explicit(&s->spinning, 0, memory_order_relaxed);
-		sh->ret_value = ret;
-		sh->loop_first = first;
-		sh->loop_last = v;
-		sh->loop_iters = n;
-		rtb_port_sem_signal(s->done);
-	}
-}
-
-/* Let the busy thread spin for `ns` without interrupt; its mean period. */
-static int lat_loop_period(struct lat_shared *sh, uint64_t ns, uint64_t *period_ticks)
-{
-	sh->sync.loop_end = rtb_port_counter_read() + rtb_ns_to_ticks(ns);
-	sh->sync.loop_max_iters = rtb_ns_to_ticks(ns) * 4 + 1000000u;
-	rtb_port_sem_signal(sh->sync.go);
-	int rc = rtb_port_sem_timedwait(sh->sync.done, ns + 1000000000u);
-	if (rc != RTB_OK)
-		return rc;
-	uint64_t iters = sh->loop_iters > 0 ? sh->loop_iters : 1;
-	*period_ticks = (sh->loop_last - sh->loop_first + iters - 1) / iters;
-	return RTB_OK;
-}
-
-/* Samples invalid for reasons of their own (beyond struct oneshot_counts). */
-struct lat_counts {
-	uint64_t not_running;		/* last value older than the earliest due time */
-	uint64_t not_running_max_ticks; /* their largest handler entry after the due time */
-	uint64_t no_return;		/* loop ended before a value after the handler */
-};
-
-static void lat_conditions(const struct oneshot_run *run, uint64_t loop_ticks,
-			   uint64_t tolerance_ticks, const struct lat_counts *c)
+static void lat_conditions(const struct rtb_irq_latency_report *rep)
 {
 	struct rtb_json *j =
 		rtb_table_begin("irq.latency", "conditions",
@@ -355,16 +107,16 @@ static void lat_conditions(const struct oneshot_run *run, uint64_t loop_ticks,
 
 	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
 	cond_row(j, "busy loop period (resolution of both metrics)", "ticks", "%llu",
-		 (unsigned long long)loop_ticks);
+		 (unsigned long long)rep->loop_ticks);
 	cond_row(j, "was-running check: last write may precede the due time by up to", "ticks",
-		 "%llu", (unsigned long long)tolerance_ticks);
-	oneshot_condition_rows(j, run);
+		 "%llu", (unsigned long long)rep->tolerance_ticks);
+	oneshot_condition_rows(j, &rep->run);
 	cond_row(j, "invalid (latency): busy thread not running when the interrupt was due",
-		 "count", "%llu", (unsigned long long)c->not_running);
+		 "count", "%llu", (unsigned long long)rep->not_running);
 	cond_row(j, "largest handler entry after the due time among those", "ticks", "%llu",
-		 (unsigned long long)c->not_running_max_ticks);
+		 (unsigned long long)rep->not_running_max_ticks);
 	cond_row(j, "invalid (return): no new value before the loop ended", "count", "%llu",
-		 (unsigned long long)c->no_return);
+		 (unsigned long long)rep->no_return);
 	rtb_table_end(j);
 }
 
@@ -384,99 +136,38 @@ static int run_latency(struct rtb_ctx *ctx)
 		.title = "Interrupt return: handler exit to the interrupted thread's "
 			 "next write",
 		.unit = "ticks"};
-	struct oneshot_run run = {.seed = rng_seed()};
-	struct lat_counts c = {0};
+	struct rtb_oneshot_opts o;
+	struct rtb_irq_latency_report rep;
 	struct rtb_recorder rl, rr;
-	struct lat_shared *sh = NULL;
-	struct rtb_thread *busy = NULL;
-	uint64_t loop_ticks = 0;
-	int rc = oneshot_options(ctx, id, &run.o);
+	int rc = rtb_oneshot_options(ctx, id, &o);
 
 	if (rc != RTB_OK)
 		return rc;
-	uint32_t warm = rtb_warmup_for(run.o.iterations);
 	say_source(id);
-	sh = rtb_port_mem_alloc(sizeof(*sh));
-	if (sh == NULL)
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
-	rtb_memset(sh, 0, sizeof(*sh));
-	run.sync = &sh->sync;
-	rc = rtb_recorder_init_pair(&rl, &ml, &rr, &mr, warm, ctx->raw_max);
-	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&sh->sync.go, 0);
-	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&sh->sync.done, 0);
-	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "setup failed: %s", rtb_port_strerror(rc));
-		goto out;
-	}
-	struct rtb_thread_attr ba = {.name = "irq-busy", .prio = 1};
-	rc = rtb_port_thread_create(&busy, &ba, lat_busy_main, sh);
-	if (rc == RTB_OK)
-		rc = rtb_port_irq_create(&run.irq, busy, lat_handler, sh);
-	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "cannot create the busy thread or the interrupt source: %s",
-			     rtb_port_strerror(rc));
-		goto out;
-	}
-	rc = lat_loop_period(sh, 2000000, &loop_ticks);
-	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "the busy thread did not come back from its loop");
-		goto out;
-	}
-	/* The last value precedes the interrupt by up to two iterations (read,
-	 * interrupt, store), and on a virtual machine the hypervisor may stop
-	 * the guest a little before the interrupt is due (its timer path runs
-	 * early): only a gap beyond early_ns means another thread ran. */
-	uint64_t tolerance = RTB_MAX(4 * loop_ticks + 1, rtb_ns_to_ticks(run.o.early_ns));
-	run.window_ticks = rtb_ns_to_ticks(run.o.window_ns);
-
-	for (uint64_t i = 0; i < run.o.iterations + warm; i++) {
-		if (rtb_ctx_expired_after(ctx, i, run.o.iterations + warm, "samples"))
-			break;
-		uint64_t due;
-		bool in_loop;
-		rc = oneshot_sample(ctx, &run, &due, &in_loop);
-		if (rc != RTB_OK)
-			break;
-		if (!in_loop) {
-			rtb_recorder_add_invalid(&rl);
-			rtb_recorder_add_invalid(&rr);
-		} else {
-			uint64_t entry = sh->h_entry;
-			uint64_t last = entry - (uint32_t)((uint32_t)entry - sh->h_last_lo);
-			if (last + tolerance < due) {
-				c.not_running++;
-				if (entry > due)
-					c.not_running_max_ticks =
-						RTB_MAX(c.not_running_max_ticks, entry - due);
-				rtb_recorder_add_invalid(&rl);
-			} else {
-				rtb_recorder_add_interval(&rl, last, entry);
-			}
-			if (sh->ret_value != 0) {
-				rtb_recorder_add_interval(&rr, sh->h_exit, sh->ret_value);
-			} else {
-				c.no_return++;
-				rtb_recorder_add_invalid(&rr);
-			}
-		}
-		if (run.o.gap_ns > 0)
-			rtb_port_sleep_ns(run.o.gap_ns);
-	}
+	rc = rtb_recorder_init_pair(&rl, &ml, &rr, &mr, rtb_warmup_for(o.iterations), ctx->raw_max);
+	if (rc != RTB_OK)
+		return rtb_ctx_fail(ctx, rc, "setup failed: %s", rtb_port_strerror(rc));
+	rc = rtb_irq_latency_measure(ctx, &o, &rl, &rr, &rep);
 	if (rc == RTB_OK) {
 		rtb_emit_result(&rl);
 		rtb_emit_result(&rr);
-		lat_conditions(&run, loop_ticks, tolerance, &c);
+		lat_conditions(&rep);
 	}
-
-out:
-	oneshot_teardown(&sh->sync, run.irq, busy);
 	rtb_recorder_free(&rl);
 	rtb_recorder_free(&rr);
-	rtb_port_mem_free(sh);
 	return rc;
 }
+
+static const struct rtb_option_spec irq_latency_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("irq.latency.delay_min_ns", 1u, 1000000000u,
+		  "shortest delay before an interrupt"),
+	RTB_OPT_N("irq.latency.delay_max_ns", 1u, 1000000000u, "longest delay before an interrupt"),
+	RTB_OPT_N("irq.latency.gap_ns", 0u, 1000000000u, "pause between samples"),
+	RTB_OPT_N("irq.latency.early_ns", 0u, 1000000000u,
+		  "how early the waiting side must be ready"),
+	RTB_OPT_END,
+};
 
 const struct rtb_scenario rtb_scn_irq_latency = {
 	.name = "irq.latency",
@@ -486,13 +177,14 @@ const struct rtb_scenario rtb_scn_irq_latency = {
 	.estimate_ms = {500, 25000, 250000},
 	.deadline_ms = {30000, 120000, 900000},
 	.caps = RTB_CAP_IRQ,
+	.options = irq_latency_options,
 	.run = run_latency,
 };
 
 /* ---- IRQ-P-TLT ------------------------------------------------------------- */
 
 struct tlt_shared {
-	struct oneshot_sync sync;
+	struct rtb_oneshot_sync sync;
 	struct rtb_sem *wake;
 	int h_rc;			/* handler: what the wake call returned */
 	volatile uint64_t t_signal;	/* handler: just before the wake call */
@@ -532,7 +224,7 @@ static void tlt_high_main(void *arg)
 static void tlt_busy_main(void *arg)
 {
 	struct tlt_shared *sh = arg;
-	struct oneshot_sync *s = &sh->sync;
+	struct rtb_oneshot_sync *s = &sh->sync;
 
 	for (;;) {
 		if (rtb_port_sem_wait(s->go) != RTB_OK || s->stop)
@@ -555,7 +247,7 @@ static void tlt_busy_main(void *arg)
 	}
 }
 
-static void tlt_conditions(const struct oneshot_run *run, int high_prio, uint64_t no_wake)
+static void tlt_conditions(const struct rtb_oneshot_run *run, int high_prio, uint64_t no_wake)
 {
 	struct rtb_json *j = rtb_table_begin("irq.to_thread", "conditions",
 					     "How irq.to_thread was measured", cond_cols, 3);
@@ -579,7 +271,7 @@ static int run_to_thread(struct rtb_ctx *ctx)
 			       .title = "Wake call in the interrupt handler until the woken "
 					"highest-priority thread runs",
 			       .unit = "ticks"};
-	struct oneshot_run run = {.seed = rng_seed()};
+	struct rtb_oneshot_run run = {.seed = rtb_oneshot_seed()};
 	uint64_t no_wake = 0; /* the waiting thread did not run exactly once */
 	struct rtb_recorder r;
 	struct tlt_shared *sh = NULL;
@@ -588,7 +280,7 @@ static int run_to_thread(struct rtb_ctx *ctx)
 
 	if (info->prio_max < 2)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
-	rc = oneshot_options(ctx, id, &run.o);
+	rc = rtb_oneshot_options(ctx, id, &run.o);
 	if (rc != RTB_OK)
 		return rc;
 	uint32_t warm = rtb_warmup_for(run.o.iterations);
@@ -630,7 +322,7 @@ static int run_to_thread(struct rtb_ctx *ctx)
 		sh->woken_before = woken_before;
 		uint64_t due;
 		bool in_loop;
-		rc = oneshot_sample(ctx, &run, &due, &in_loop);
+		rc = rtb_oneshot_sample(ctx, &run, &due, &in_loop);
 		if (rc != RTB_OK)
 			break;
 		if (!in_loop) {
@@ -650,7 +342,7 @@ static int run_to_thread(struct rtb_ctx *ctx)
 	}
 
 out:
-	oneshot_teardown(&sh->sync, run.irq, busy);
+	rtb_oneshot_teardown(&sh->sync, run.irq, busy);
 	if (high != NULL) {
 		rtb_port_sem_signal(sh->wake);
 		rtb_port_thread_delete(high);
@@ -662,6 +354,18 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec irq_to_thread_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("irq.to_thread.delay_min_ns", 1u, 1000000000u,
+		  "shortest delay before an interrupt"),
+	RTB_OPT_N("irq.to_thread.delay_max_ns", 1u, 1000000000u,
+		  "longest delay before an interrupt"),
+	RTB_OPT_N("irq.to_thread.gap_ns", 0u, 1000000000u, "pause between samples"),
+	RTB_OPT_N("irq.to_thread.early_ns", 0u, 1000000000u,
+		  "how early the waiting side must be ready"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_irq_to_thread = {
 	.name = "irq.to_thread",
 	.ids = {{"irq.to_thread", "IRQ-P-TLT"}},
@@ -669,6 +373,7 @@ const struct rtb_scenario rtb_scn_irq_to_thread = {
 	.estimate_ms = {500, 25000, 250000},
 	.deadline_ms = {30000, 120000, 900000},
 	.caps = RTB_CAP_IRQ | RTB_CAP_REALTIME,
+	.options = irq_to_thread_options,
 	.run = run_to_thread,
 };
 
@@ -752,43 +457,58 @@ static void sus_tables(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 static void sus_result(const struct rtb_ctx *ctx, const struct rtb_irq_search *s)
 {
 	const char *id = "irq.sustained";
+	static char title[RTB_LINE_MAX];
+	struct rtb_irq_headline h;
+	char at[96] = "";
 
-	if (!s->found) {
-		rtb_emit_log(id, "warning",
-			     "no loss-free period found: every phase lost interrupts, up to "
-			     "%llu ns%s",
-			     (unsigned long long)s->cfg.max_period_ns,
-			     s->aborted ? " (the search was cut short)" : "");
+	rtb_irq_search_headline(s, &h);
+	if (h.phase_count == 0) {
+		rtb_emit_log(id, "warning", "no phase ran: no result");
 		return;
 	}
-	uint64_t hz = s->result_ns > 0 ? 1000000000u / s->result_ns : 0;
-	rtb_emit_log(id, "info",
-		     "smallest loss-free period: %llu ns (%llu interrupts/s), no interrupt lost "
-		     "in a phase of %llu%s%s%s",
-		     (unsigned long long)s->result_ns, (unsigned long long)hz,
-		     (unsigned long long)s->result_count, profile_phase_note(ctx),
-		     s->at_floor ? "; that is the smallest period tried, the limit is lower" : "",
-		     s->confirm_failed ? "; the next larger phase size lost interrupts at every "
-					 "period tried"
-				       : "");
 	if (s->aborted)
 		rtb_emit_log(id, "warning",
 			     "the search was cut short (time budget or stop request); a longer "
 			     "run may find a smaller period");
+	if (!h.found) {
+		if (h.smaller_found)
+			rtb_fmt(at, sizeof(at),
+				"; phases of %llu interrupts were loss-free at %llu ns",
+				(unsigned long long)h.smaller_count,
+				(unsigned long long)h.smaller_period_ns);
+		rtb_emit_log(id, "warning",
+			     "smallest loss-free period: not found at %llu interrupts%s; every "
+			     "phase of that size lost interrupts, up to %llu ns%s%s",
+			     (unsigned long long)h.phase_count, profile_phase_note(ctx),
+			     (unsigned long long)h.lossy_up_to_ns, at,
+			     s->aborted ? " (the search was cut short)" : "");
+		return;
+	}
+	uint64_t hz = 1000000000u / h.period_ns;
+	rtb_emit_log(id, "info",
+		     "smallest loss-free period: %llu ns (%llu interrupts/s), no interrupt lost "
+		     "in a phase of %llu%s%s",
+		     (unsigned long long)h.period_ns, (unsigned long long)hz,
+		     (unsigned long long)h.phase_count, profile_phase_note(ctx),
+		     h.at_floor ? "; that is the smallest period tried, the limit is lower" : "");
 
+	/* the phase size goes with the figure everywhere it is shown */
+	rtb_fmt(title, sizeof(title),
+		"Smallest loss-free interrupt period (phases of %llu interrupts)",
+		(unsigned long long)h.phase_count);
 	struct rtb_metric m = {.scenario = id,
 			       .label = "IRQ-S-SUS",
 			       .metric = "min_period",
-			       .title = "Smallest loss-free interrupt period",
+			       .title = title,
 			       .unit = "ns"};
 	struct rtb_recorder r;
-	rtb_metric_param(&m, "phase", (int64_t)s->result_count);
-	rtb_metric_param_str(&m, "bound", s->at_floor ? "below_range" : "found");
+	rtb_metric_param(&m, "phase", (int64_t)h.phase_count);
+	rtb_metric_param_str(&m, "bound", h.at_floor ? "below_range" : "found");
 	if (rtb_recorder_init(&r, &m, 0, ctx->raw_max) != RTB_OK) {
 		rtb_emit_log(id, "error", "no memory for the result record");
 		return;
 	}
-	rtb_recorder_add(&r, s->result_ns);
+	rtb_recorder_add(&r, h.period_ns);
 	rtb_emit_result(&r);
 	rtb_recorder_free(&r);
 }
@@ -970,6 +690,19 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec irq_sustained_options[] = {
+	RTB_OPT_N("irq.sustained.start_period_ns", 1u, 1000000000u, "first period tried"),
+	RTB_OPT_N("irq.sustained.min_period_ns", 1u, 1000000000u, "never below this period"),
+	RTB_OPT_N("irq.sustained.max_period_ns", 1u, 1000000000u, "never above this period"),
+	RTB_OPT_N("irq.sustained.backoffs", 0u, 1000u, "back-offs per confirmation level"),
+	RTB_OPT_N("irq.sustained.search_phase", 1u, 10000000000ull, "interrupts per search phase"),
+	RTB_OPT_N("irq.sustained.confirm_phase", 0u, 10000000000ull,
+		  "interrupts per confirmation phase (0: none)"),
+	RTB_OPT_N("irq.sustained.long_phase", 0u, 10000000000ull,
+		  "interrupts per long phase (0: none)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_irq_sustained = {
 	.name = "irq.sustained",
 	.ids = {{"irq.sustained", "IRQ-S-SUS"}},
@@ -978,5 +711,6 @@ const struct rtb_scenario rtb_scn_irq_sustained = {
 	.estimate_ms = {5000, 300000, 3600000},
 	.deadline_ms = {60000, 900000, 14400000},
 	.caps = RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_REALTIME,
+	.options = irq_sustained_options,
 	.run = run_sustained,
 };

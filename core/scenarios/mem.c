@@ -107,12 +107,19 @@ static int run_alloc(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec mem_alloc_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("mem.alloc.bytes", 1u, 4294967295u, "time one block size instead of the sweep"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mem_alloc = {
 	.name = "mem.alloc",
 	.ids = {{"mem.alloc", NULL}, {"mem.free", NULL}},
 	.summary = "Allocate and free a memory block (128 bytes; 16 B to 64 KiB in standard)",
 	.estimate_ms = {50, 2000, 20000},
 	.deadline_ms = {20000, 60000, 300000},
+	.options = mem_alloc_options,
 	.run = run_alloc,
 };
 
@@ -561,6 +568,13 @@ static int run_leak(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec mem_behavior_leak_options[] = {
+	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_N("mem.behavior.leak.leak_bytes", 0u, 1073741824u,
+		  "bytes the loop under test keeps each loop (simulates a leaking platform)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mem_behavior_leak = {
 	.name = "mem.behavior.leak",
 	.ids = {{"mem.behavior.leak", "MEM-B-LEK"}},
@@ -568,5 +582,6 @@ const struct rtb_scenario rtb_scn_mem_behavior_leak = {
 	.estimate_ms = {3500, 301000, 36001000},
 	.deadline_ms = {30000, 420000, 46800000},
 	.caps = RTB_CAP_MEM_USAGE,
+	.options = mem_behavior_leak_options,
 	.run = run_leak,
 };

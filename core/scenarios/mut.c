@@ -39,40 +39,20 @@
  * event order goes through rtb_check_mut_pi(): if M ran in between, or H
  * did not block, both samples are invalid and a warning says how many.
  * Option mut.lock.block.protocol=none|inherit (default inherit).
+ *
+ * H's part of the sequence, the event numbering and the looping form (the
+ * L, M and H threads of MUT-P-ARC) are in core/src/mut_pi.c, which
+ * rh.deadlock_break reuses.
  */
-#include "rtb/check_mut.h"
+#include "rtb/mut_pi.h"
 
-#define PRIO_L 1
-#define PRIO_M 2
-#define PRIO_H 3
+#define PRIO_L RTB_PI_PRIO_L
+#define PRIO_M RTB_PI_PRIO_M
+#define PRIO_H RTB_PI_PRIO_H
 
 static const struct rtb_thread_attr attr_h = {.name = "mut-high", .prio = PRIO_H};
 static const struct rtb_thread_attr attr_m = {.name = "mut-medium", .prio = PRIO_M};
 static const struct rtb_thread_attr attr_l = {.name = "mut-low", .prio = PRIO_L};
-
-struct pi_shared {
-	struct rtb_mutex *mutex;
-	struct rtb_thread *l, *m, *h;
-	struct rtb_mut_pi_obs ev;
-	volatile uint32_t seq;
-	volatile uint32_t l_done, m_done, h_done;
-	volatile int rc;
-	volatile bool stop;
-	uint64_t m_spin_ticks; /* B only: how long M stays busy */
-	uint64_t l_spin_ticks; /* B only: how long L holds the mutex after readying M */
-	/* timestamps of one iteration (only P uses them) */
-	volatile uint64_t t_h_lock, t_l_run, t_l_unlock, t_h_acquired;
-};
-
-/* All scenario threads share one CPU and only our own calls make one of
- * them ready, so a plain increment cannot be interleaved. */
-static void mark(struct pi_shared *sh, uint32_t *event)
-{
-	uint32_t n = sh->seq + 1;
-
-	sh->seq = n;
-	*(volatile uint32_t *)event = n;
-}
 
 static const char *protocol_name(enum rtb_mutex_protocol p)
 {
@@ -92,42 +72,25 @@ static bool parse_protocol(const struct rtb_ctx *ctx, const char *key, bool ceil
 	return k >= 0;
 }
 
-/* H's part of the sequence in both B and P: request the mutex L holds,
- * take it, release it. */
-static void h_request_release(struct pi_shared *sh)
-{
-	mark(sh, &sh->ev.h_request);
-	sh->t_h_lock = rtb_port_counter_read();
-	int rc = rtb_port_mutex_lock(sh->mutex);
-	sh->t_h_acquired = rtb_port_counter_read();
-	if (rc == RTB_OK) {
-		mark(sh, &sh->ev.h_acquired);
-		rtb_port_mutex_unlock(sh->mutex);
-		mark(sh, &sh->ev.h_released);
-	} else {
-		sh->rc = rc;
-	}
-}
-
 /* ---- MUT-B-ARC ---------------------------------------------------------- */
 
 static void b_high(void *arg)
 {
-	struct pi_shared *sh = arg;
+	struct rtb_pi_shared *sh = arg;
 
 	rtb_port_thread_suspend_self();
 	if (!sh->stop)
-		h_request_release(sh);
+		rtb_pi_h_request_release(sh);
 	sh->h_done++;
 }
 
 static void b_medium(void *arg)
 {
-	struct pi_shared *sh = arg;
+	struct rtb_pi_shared *sh = arg;
 
 	rtb_port_thread_suspend_self();
 	if (!sh->stop) {
-		mark(sh, &sh->ev.m_ran);
+		rtb_pi_mark(sh, &sh->ev.m_ran);
 		rtb_spin_ticks(sh->m_spin_ticks);
 	}
 	sh->m_done++;
@@ -135,17 +98,17 @@ static void b_medium(void *arg)
 
 static void b_low(void *arg)
 {
-	struct pi_shared *sh = arg;
+	struct rtb_pi_shared *sh = arg;
 	int rc = rtb_port_mutex_lock(sh->mutex);
 
 	if (rc == RTB_OK) {
-		mark(sh, &sh->ev.l_locked);
-		mark(sh, &sh->ev.h_ready);
+		rtb_pi_mark(sh, &sh->ev.l_locked);
+		rtb_pi_mark(sh, &sh->ev.h_ready);
 		rtb_port_thread_resume(sh->h);
-		mark(sh, &sh->ev.m_ready);
+		rtb_pi_mark(sh, &sh->ev.m_ready);
 		rtb_port_thread_resume(sh->m);
 		rtb_spin_ticks(sh->l_spin_ticks);
-		mark(sh, &sh->ev.l_unlock);
+		rtb_pi_mark(sh, &sh->ev.l_unlock);
 		rtb_port_mutex_unlock(sh->mutex);
 	} else {
 		sh->rc = rc;
@@ -154,7 +117,8 @@ static void b_low(void *arg)
 }
 
 /* One run of the L/M/H sequence on a fresh mutex of the given protocol. */
-static int b_run(struct pi_shared *sh, enum rtb_mutex_protocol protocol, struct rtb_mut_pi_obs *obs)
+static int b_run(struct rtb_pi_shared *sh, enum rtb_mutex_protocol protocol,
+		 struct rtb_mut_pi_obs *obs)
 {
 	uint64_t m_spin = sh->m_spin_ticks, l_spin = sh->l_spin_ticks;
 	int rc;
@@ -202,7 +166,7 @@ struct b_summary {
 };
 
 /* `runs` runs; any fail fails, else any inconclusive is inconclusive. */
-static int b_check(struct pi_shared *sh, enum rtb_mutex_protocol protocol, uint32_t runs,
+static int b_check(struct rtb_pi_shared *sh, enum rtb_mutex_protocol protocol, uint32_t runs,
 		   struct b_summary *s)
 {
 	rtb_memset(s, 0, sizeof(*s));
@@ -296,7 +260,7 @@ static int run_behavior_pi(struct rtb_ctx *ctx)
 		{"protocol", ""}, {"mechanism", ""}, {"available", ""}, {"outcome", ""}};
 	uint64_t runs = rtb_ctx_count(ctx, "runs", 3, 10, 10);
 	enum rtb_mutex_protocol protocol;
-	struct pi_shared *sh;
+	struct rtb_pi_shared *sh;
 	struct b_summary *main_s, *ctl_s, *ceil_s;
 	struct rtb_verdict *v;
 	int rc, ceil_rc = RTB_E_UNSUPPORTED;
@@ -392,6 +356,13 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec mut_behavior_pi_options[] = {
+	RTB_OPT_N("runs", 1u, 1000000u, "repetitions of the L/M/H sequence"),
+	RTB_OPT_WORD("mut.behavior.pi.protocol", "inherit|none",
+		     "mutex protocol under test (none: a platform without inheritance)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mut_behavior_pi = {
 	.name = "mut.behavior.pi",
 	.ids = {{"mut.behavior.pi", "MUT-B-ARC"}},
@@ -399,6 +370,7 @@ const struct rtb_scenario rtb_scn_mut_behavior_pi = {
 	.estimate_ms = {100, 300, 300},
 	.deadline_ms = {30000, 30000, 30000},
 	.caps = RTB_CAP_REALTIME | RTB_CAP_MUTEX_INHERIT,
+	.options = mut_behavior_pi_options,
 	.run = run_behavior_pi,
 };
 
@@ -520,72 +492,25 @@ static int run_arn(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec mut_arn_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
+		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_WORD("mut.lock.uncontended.protocol", "inherit|none|ceiling", "mutex protocol"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_mut_arn = {
 	.name = "mut.lock.uncontended",
 	.ids = {{"mut.lock.uncontended", "MUT-P-ARN"}, {"mut.unlock.uncontended", "MUT-P-ARN"}},
 	.summary = "Uncontended mutex lock and unlock (priority inheritance, no switch)",
 	.estimate_ms = {100, 1000, 8000},
 	.deadline_ms = {20000, 60000, 300000},
+	.options = mut_arn_options,
 	.run = run_arn,
 };
 
 /* ---- MUT-P-ARC ------------------------------------------------------------ */
-
-static void p_high(void *arg)
-{
-	struct pi_shared *sh = arg;
-
-	for (;;) {
-		rtb_port_thread_suspend_self();
-		if (sh->stop)
-			return;
-		h_request_release(sh);
-		sh->h_done++;
-	}
-}
-
-static void p_medium(void *arg)
-{
-	struct pi_shared *sh = arg;
-
-	for (;;) {
-		rtb_port_thread_suspend_self();
-		if (sh->stop)
-			return;
-		mark(sh, &sh->ev.m_ran);
-		sh->m_done++;
-	}
-}
-
-static void p_low(void *arg)
-{
-	struct pi_shared *sh = arg;
-
-	for (;;) {
-		rtb_port_thread_suspend_self();
-		if (sh->stop)
-			return;
-		int rc = rtb_port_mutex_lock(sh->mutex);
-		if (rc != RTB_OK) {
-			/* let H and M finish their iteration anyway */
-			sh->rc = rc;
-			rtb_port_thread_resume(sh->h);
-			rtb_port_thread_resume(sh->m);
-			sh->l_done++;
-			continue;
-		}
-		mark(sh, &sh->ev.l_locked);
-		mark(sh, &sh->ev.h_ready);
-		rtb_port_thread_resume(sh->h);
-		sh->t_l_run = rtb_port_counter_read();
-		mark(sh, &sh->ev.m_ready);
-		rtb_port_thread_resume(sh->m);
-		mark(sh, &sh->ev.l_unlock);
-		sh->t_l_unlock = rtb_port_counter_read();
-		rtb_port_mutex_unlock(sh->mutex);
-		sh->l_done++;
-	}
-}
 
 static int run_arc(struct rtb_ctx *ctx)
 {
@@ -594,7 +519,7 @@ static int run_arc(struct rtb_ctx *ctx)
 	uint32_t warm = rtb_warmup_for(n);
 	enum rtb_mutex_protocol protocol;
 	struct rtb_recorder ra, rr;
-	struct pi_shared *sh;
+	struct rtb_pi_shared *sh;
 	uint64_t invalid = 0, done = 0;
 	char first_reason[RTB_LINE_MAX] = "";
 	int rc;
@@ -620,75 +545,35 @@ static int run_arc(struct rtb_ctx *ctx)
 	sh = rtb_port_mem_alloc(sizeof(*sh));
 	if (sh == NULL)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
-	rtb_memset(sh, 0, sizeof(*sh));
 	rc = rtb_recorder_init_pair(&ra, &ma, &rr, &mr, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mem_free(sh);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
 	}
-	rc = rtb_port_mutex_create(&sh->mutex, protocol, 0);
+	rc = rtb_pi_loop_start(sh, protocol);
 	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "cannot create a mutex (%s): %s", protocol_name(protocol),
-			     rtb_port_strerror(rc));
+		rtb_ctx_fail(ctx, rc, "cannot create the mutex (%s) or the threads: %s",
+			     protocol_name(protocol), rtb_port_strerror(rc));
 		goto free_rec;
-	}
-	rc = rtb_port_thread_create(&sh->h, &attr_h, p_high, sh);
-	if (rc == RTB_OK) {
-		rc = rtb_port_thread_create(&sh->m, &attr_m, p_medium, sh);
-		if (rc == RTB_OK) {
-			rc = rtb_port_thread_create(&sh->l, &attr_l, p_low, sh);
-			if (rc != RTB_OK) {
-				sh->stop = true;
-				rtb_port_thread_resume(sh->m);
-				rtb_port_thread_delete(sh->m);
-			}
-		}
-		if (rc != RTB_OK) {
-			sh->stop = true;
-			rtb_port_thread_resume(sh->h);
-			rtb_port_thread_delete(sh->h);
-		}
-	}
-	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "cannot create the threads: %s", rtb_port_strerror(rc));
-		goto free_mutex;
 	}
 
 	for (uint64_t i = 0; i < n + warm && sh->rc == RTB_OK; i++) {
-		uint32_t l = sh->l_done, h = sh->h_done, m = sh->m_done;
-		rtb_memset(&sh->ev, 0, sizeof(sh->ev));
-		sh->ev.protocol = protocol;
-		sh->seq = 0;
-		rtb_port_thread_resume(sh->l);
-		/* with real-time scheduling all three are done already */
-		bool ok = rtb_ctx_settle(ctx, &sh->l_done, l + 1);
-		ok = rtb_ctx_settle(ctx, &sh->h_done, h + 1) && ok;
-		ok = rtb_ctx_settle(ctx, &sh->m_done, m + 1) && ok;
 		char reason[RTB_LINE_MAX];
-		struct rtb_mut_pi_obs ev = sh->ev;
-		if (rtb_check_mut_pi(&ev, reason, sizeof(reason)) == RTB_PASS && ok) {
+		if (rtb_pi_loop_once(ctx, sh, reason, sizeof(reason))) {
 			rtb_recorder_add_interval(&ra, sh->t_h_lock, sh->t_l_run);
 			rtb_recorder_add_interval(&rr, sh->t_l_unlock, sh->t_h_acquired);
 		} else {
 			rtb_recorder_add_invalid(&ra);
 			rtb_recorder_add_invalid(&rr);
 			if (invalid++ == 0)
-				rtb_fmt(first_reason, sizeof(first_reason), "%s",
-					ok ? reason : "a thread did not run when made ready");
+				rtb_fmt(first_reason, sizeof(first_reason), "%s", reason);
 		}
 		done = i + 1;
 		if ((i & 255) == 0 && rtb_ctx_expired_after(ctx, done, n + warm, "iterations"))
 			break;
 	}
 
-	sh->stop = true;
-	rtb_port_thread_resume(sh->l);
-	rtb_port_thread_resume(sh->m);
-	rtb_port_thread_resume(sh->h);
-	rtb_port_thread_delete(sh->l);
-	rtb_port_thread_delete(sh->m);
-	rtb_port_thread_delete(sh->h);
-	rc = sh->rc;
+	rc = rtb_pi_loop_stop(sh);
 	if (rc == RTB_OK) {
 		if (invalid > 0)
 			rtb_emit_log(
@@ -702,14 +587,18 @@ static int run_arc(struct rtb_ctx *ctx)
 	} else {
 		rtb_ctx_fail(ctx, rc, "mutex operation failed: %s", rtb_port_strerror(rc));
 	}
-free_mutex:
-	rtb_port_mutex_delete(sh->mutex);
 free_rec:
 	rtb_recorder_free(&ra);
 	rtb_recorder_free(&rr);
 	rtb_port_mem_free(sh);
 	return rc;
 }
+
+static const struct rtb_option_spec mut_arc_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_WORD("mut.lock.block.protocol", "inherit|none", "mutex protocol"),
+	RTB_OPT_END,
+};
 
 const struct rtb_scenario rtb_scn_mut_arc = {
 	.name = "mut.lock.block",
@@ -718,5 +607,6 @@ const struct rtb_scenario rtb_scn_mut_arc = {
 	.estimate_ms = {100, 1000, 20000},
 	.deadline_ms = {30000, 120000, 1800000},
 	.caps = RTB_CAP_MUTEX_INHERIT,
+	.options = mut_arc_options,
 	.run = run_arc,
 };

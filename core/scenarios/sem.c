@@ -125,6 +125,11 @@ static int run_new(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec sem_create_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sem_create = {
 	.name = "sem.create",
 	.ids = {{"sem.create", "SEM-P-NEW"},
@@ -133,6 +138,7 @@ const struct rtb_scenario rtb_scn_sem_create = {
 	.summary = "Semaphore creation, and deletion after one use or never used",
 	.estimate_ms = {50, 200, 2000},
 	.deadline_ms = {20000, 60000, 300000},
+	.options = sem_create_options,
 	.run = run_new,
 };
 
@@ -221,12 +227,20 @@ static int run_arn(struct rtb_ctx *ctx)
 	return rc;
 }
 
+static const struct rtb_option_spec sem_arn_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
+		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sem_arn = {
 	.name = "sem.wait.available",
 	.ids = {{"sem.wait.available", "SEM-P-ARN"}, {"sem.signal.no_waiter", "SEM-P-ARN"}},
 	.summary = "Uncontended semaphore wait and signal (no thread switch)",
 	.estimate_ms = {100, 1000, 8000},
 	.deadline_ms = {20000, 60000, 300000},
+	.options = sem_arn_options,
 	.run = run_arn,
 };
 
@@ -471,11 +485,18 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec sem_arc_options[] = {
+	RTB_OPT_N("waiters", 1u, 100000u, "blocked waiters"),
+	RTB_OPT_N("rounds", 1u, 10000000000ull, "rounds of blocking and releasing every waiter"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sem_arc = {
 	.name = "sem.wait.block",
 	.ids = {{"sem.wait.block", "SEM-P-ARC"}, {"sem.signal.unblock", "SEM-P-ARC"}},
 	.summary = "Contended semaphore: blocking wait and signal that wakes the highest waiter",
 	.estimate_ms = {100, 500, 15000},
 	.deadline_ms = {60000, 180000, 3600000},
+	.options = sem_arc_options,
 	.run = run_arc,
 };

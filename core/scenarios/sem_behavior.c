@@ -437,6 +437,12 @@ free_mem:
 	return rc;
 }
 
+static const struct rtb_option_spec sem_behavior_lock_options[] = {
+	RTB_OPT_WORD("sem.behavior.lock.semaphore", "platform|deferred",
+		     "semaphore under test (deferred: one that does not switch at once)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sem_behavior_lock = {
 	.name = "sem.behavior.lock",
 	.ids = {{"sem.behavior.lock", "SEM-B-LCK"}},
@@ -444,6 +450,7 @@ const struct rtb_scenario rtb_scn_sem_behavior_lock = {
 	.estimate_ms = {50, 50, 50},
 	.deadline_ms = {20000, 20000, 20000},
 	.caps = RTB_CAP_REALTIME,
+	.options = sem_behavior_lock_options,
 	.run = run_lock,
 };
 
@@ -701,6 +708,13 @@ free_mem:
 	return rc;
 }
 
+static const struct rtb_option_spec sem_behavior_release_order_options[] = {
+	RTB_OPT_N("waiters", 2u, 1000u, "waiters of distinct priorities"),
+	RTB_OPT_WORD("sem.behavior.release_order.semaphore", "platform|fifo",
+		     "semaphore under test (fifo: one that releases in arrival order)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_sem_behavior_release_order = {
 	.name = "sem.behavior.release_order",
 	.ids = {{"sem.behavior.release_order", "SEM-B-REL"}},
@@ -708,5 +722,6 @@ const struct rtb_scenario rtb_scn_sem_behavior_release_order = {
 	.estimate_ms = {50, 50, 50},
 	.deadline_ms = {30000, 30000, 30000},
 	.caps = RTB_CAP_REALTIME,
+	.options = sem_behavior_release_order_options,
 	.run = run_release_order,
 };

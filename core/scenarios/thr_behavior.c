@@ -416,6 +416,13 @@ static int run_create_behavior(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec thr_create_behavior_options[] = {
+	RTB_OPT_WORD("thr.create.behavior.create", "normal|eager|lazy",
+		     "thread creation under test (eager/lazy: a platform that runs new threads too "
+		     "soon/late)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_thr_create_behavior = {
 	.name = "thr.create.behavior",
 	.ids = {{"thr.create.behavior", "THR-B-NEW"}},
@@ -423,6 +430,7 @@ const struct rtb_scenario rtb_scn_thr_create_behavior = {
 	.estimate_ms = {100, 100, 100},
 	.deadline_ms = {30000, 30000, 30000},
 	.caps = RTB_CAP_REALTIME,
+	.options = thr_create_behavior_options,
 	.run = run_create_behavior,
 };
 
@@ -853,6 +861,16 @@ out:
 	return rc;
 }
 
+static const struct rtb_option_spec thr_rr_behavior_options[] = {
+	RTB_OPT_WORD("thr.rr.behavior.policy", "rr|fifo",
+		     "policy of the busy threads (fifo: a platform without round-robin)"),
+	RTB_OPT_N("threads", 3u, 64u, "busy threads"),
+	RTB_OPT_N("thr.rr.behavior.rotations", 1u, 1000000u, "rotations to observe"),
+	RTB_OPT_N("thr.rr.behavior.duration_ms", 0u, 864000000u,
+		  "how long to observe (0: until the rotations are done)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_thr_rr_behavior = {
 	.name = "thr.rr.behavior",
 	.ids = {{"thr.rr.behavior", "THR-B-RR"}},
@@ -860,5 +878,6 @@ const struct rtb_scenario rtb_scn_thr_rr_behavior = {
 	.estimate_ms = {2000, 3000, 8000},
 	.deadline_ms = {30000, 60000, 300000},
 	.caps = RTB_CAP_REALTIME | RTB_CAP_POLICY_RR,
+	.options = thr_rr_behavior_options,
 	.run = run_rr_behavior,
 };

@@ -161,12 +161,18 @@ static int run_never_run(struct rtb_ctx *ctx)
 	return metrics_finish(ctx, &cm, i, rc);
 }
 
+static const struct rtb_option_spec thr_create_never_run_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_thr_create_never_run = {
 	.name = "thr.create.never_run",
 	.ids = {{"thr.create.never_run", "THR-P-NEW"}},
 	.summary = "Create a lower-priority thread and delete it before it ever runs",
 	.estimate_ms = {100, 600, 6000},
 	.deadline_ms = {30000, 120000, 900000},
+	.options = thr_create_never_run_options,
 	.run = run_never_run,
 };
 
@@ -222,12 +228,18 @@ static int run_run_terminate(struct rtb_ctx *ctx)
 	return metrics_finish(ctx, &cm, i, rc);
 }
 
+static const struct rtb_option_spec thr_create_run_terminate_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_thr_create_run_terminate = {
 	.name = "thr.create.run_terminate",
 	.ids = {{"thr.create.run_terminate", "THR-P-NEW"}},
 	.summary = "Create a higher-priority thread that runs at once and terminates itself",
 	.estimate_ms = {100, 600, 6000},
 	.deadline_ms = {30000, 120000, 900000},
+	.options = thr_create_run_terminate_options,
 	.run = run_run_terminate,
 };
 
@@ -306,6 +318,11 @@ static int run_run_block(struct rtb_ctx *ctx)
 	return metrics_finish(ctx, &cm, i, rc);
 }
 
+static const struct rtb_option_spec thr_create_run_block_options[] = {
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_thr_create_run_block = {
 	.name = "thr.create.run_block",
 	.ids = {{"thr.create.run_block", "THR-P-NEW"}},
@@ -313,5 +330,6 @@ const struct rtb_scenario rtb_scn_thr_create_run_block = {
 	.estimate_ms = {200, 1600, 16000},
 	.deadline_ms = {30000, 120000, 900000},
 	.caps = RTB_CAP_THREAD_DELETE_LIVE,
+	.options = thr_create_run_block_options,
 	.run = run_run_block,
 };

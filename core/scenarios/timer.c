@@ -171,6 +171,13 @@ static int run_periodic(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec timer_periodic_latency_options[] = {
+	RTB_OPT_N("timer.periodic.latency.interval_ns", 1000u, 1000000000u, "timer interval"),
+	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_END,
+};
+
 const struct rtb_scenario rtb_scn_timer_periodic_latency = {
 	.name = "timer.periodic.latency",
 	.ids = {{"timer.periodic.latency", NULL}},
@@ -178,5 +185,6 @@ const struct rtb_scenario rtb_scn_timer_periodic_latency = {
 	.estimate_ms = {3000, 20000, 1800000},
 	.deadline_ms = {30000, 120000, 2700000},
 	.caps = 0,
+	.options = timer_periodic_latency_options,
 	.run = run_periodic,
 };

@@ -26,6 +26,22 @@ size_t rtb_clk_scratch_words(size_t n)
 	return n + 7 * events_max(n);
 }
 
+/* Is loop i the first loop of a cluster found on the period? ev_i holds the
+ * clusters' first loops in ascending order. */
+static bool on_period(const uint64_t *ev_i, const uint64_t *ev_tick, size_t m, size_t i)
+{
+	size_t lo = 0, hi = m;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ev_i[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m && ev_i[lo] == i && ev_tick[lo] != 0;
+}
+
 static uint64_t tolerance(uint64_t res, uint64_t period)
 {
 	return 2 * res + period / 64;
@@ -315,7 +331,8 @@ bool rtb_clk_analyse(const uint64_t *loop_ticks, size_t n, uint64_t min_excess_t
 		rtb_memset(ev_tick, 0, sizeof(uint64_t) * me);
 	}
 
-	/* kinds, and the excess of the tick loops into `sorted` */
+	/* kinds: the disturbed loops on the period are tick candidates; the
+	 * median of their excess sets the long-gap limit */
 	size_t k = 0, nt = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t kind = RTB_CLK_NORMAL;
@@ -329,8 +346,32 @@ bool rtb_clk_analyse(const uint64_t *loop_ticks, size_t n, uint64_t min_excess_t
 		if (kinds != NULL)
 			kinds[i] = kind;
 	}
+	uint64_t limit = 8 * out->normal_ticks;
+	if (nt > 0) {
+		rtb_sort_u64(sorted, nt);
+		limit = RTB_MAX(limit, 16 * sorted[nt / 2]);
+	}
+	out->gap_limit_ticks = limit;
+
+	/* long gaps out, then the tick loops' figures (`sorted` is reused) */
+	nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (loop_ticks[i] <= out->threshold_ticks)
+			continue;
+		uint64_t excess = loop_ticks[i] - out->normal_ticks;
+		if (excess > limit) {
+			out->gap++;
+			out->gap_excess_total_ticks += excess;
+			out->gap_excess_longest_ticks =
+				RTB_MAX(out->gap_excess_longest_ticks, excess);
+			if (kinds != NULL)
+				kinds[i] = RTB_CLK_GAP;
+		} else if (on_period(ev_i, ev_tick, m, i)) {
+			sorted[nt++] = excess;
+		}
+	}
 	out->tick = nt;
-	out->other = out->disturbed - nt;
+	out->other = out->disturbed - nt - out->gap;
 	if (nt > 0) {
 		rtb_sort_u64(sorted, nt);
 		out->tick_excess_min_ticks = sorted[0];
@@ -340,17 +381,13 @@ bool rtb_clk_analyse(const uint64_t *loop_ticks, size_t n, uint64_t min_excess_t
 		out->tick_loop_typical_ticks = out->normal_ticks + sorted[nt / 2];
 		out->tick_loop_worst_ticks = out->normal_ticks + sorted[nt - 1];
 	}
-	/* the other disturbed loops: the tick loops are exactly the disturbed
-	 * loops flagged above, so recount them by kind */
+	/* the other disturbed loops: neither on the period nor long gaps */
 	size_t no = 0;
-	k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (loop_ticks[i] <= out->threshold_ticks)
+		if (loop_ticks[i] <= out->threshold_ticks ||
+		    loop_ticks[i] - out->normal_ticks > limit || on_period(ev_i, ev_tick, m, i))
 			continue;
-		while (k < m && ev_i[k] < i)
-			k++;
-		if (!(k < m && ev_i[k] == i && ev_tick[k]))
-			sorted[no++] = loop_ticks[i];
+		sorted[no++] = loop_ticks[i];
 	}
 	if (no > 0) {
 		rtb_sort_u64(sorted, no);

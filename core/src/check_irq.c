@@ -75,6 +75,12 @@ void rtb_irq_search_record(struct rtb_irq_search *s, uint64_t generated, uint64_
 		return;
 	s->steps++;
 	bool clean = lost == 0 && generated >= c->counts[s->level];
+	if (s->steps == 1 || s->level > s->run_level) {
+		s->run_level = s->level;
+		s->run_lossy_ns = 0;
+	}
+	if (!clean && p > s->run_lossy_ns)
+		s->run_lossy_ns = p;
 
 	switch (s->stage) {
 	case RTB_IRQ_STAGE_DOWN:
@@ -143,6 +149,26 @@ void rtb_irq_search_abort(struct rtb_irq_search *s)
 	if (s->stage != RTB_IRQ_STAGE_DONE) {
 		s->aborted = true;
 		s->stage = RTB_IRQ_STAGE_DONE;
+	}
+}
+
+void rtb_irq_search_headline(const struct rtb_irq_search *s, struct rtb_irq_headline *h)
+{
+	rtb_memset(h, 0, sizeof(*h));
+	if (s->steps == 0)
+		return;
+	h->phase_count = s->cfg.counts[s->run_level];
+	if (s->found && s->result_level == s->run_level) {
+		h->found = true;
+		h->period_ns = s->result_ns;
+		h->at_floor = s->at_floor;
+		return;
+	}
+	h->lossy_up_to_ns = s->run_lossy_ns;
+	if (s->found) {
+		h->smaller_found = true;
+		h->smaller_period_ns = s->result_ns;
+		h->smaller_count = s->result_count;
 	}
 }
 

@@ -101,23 +101,56 @@ static void emit_stats(struct rtb_json *j, const struct rtb_recorder *r)
 	rtb_json_obj_end(j);
 }
 
+static void bucket(struct rtb_json *j, uint64_t lower, uint64_t upper, uint64_t count)
+{
+	rtb_json_arr_begin(j);
+	rtb_json_u64(j, lower);
+	rtb_json_u64(j, upper);
+	rtb_json_u64(j, count);
+	rtb_json_arr_end(j);
+}
+
 static void emit_histogram(struct rtb_json *j, const struct rtb_recorder *r)
 {
+	/* Never finer than the counter's step: a tick-valued histogram's narrow
+	 * buckets are merged into step-aligned ones (a counter that moves by 20
+	 * ticks has no values in between to show). */
+	uint64_t step = rtb_strcmp(r->m.unit, "ticks") == 0 && rtb_timing.step_ticks > 1
+				? rtb_timing.step_ticks
+				: 1;
+	uint64_t lo = 0, hi = 0, count = 0;
+
 	rtb_json_key(j, "histogram");
 	rtb_json_obj_begin(j);
 	rtb_json_kstr(j, "scheme", "log-linear");
 	rtb_json_ku64(j, "sub_bucket_bits", RTB_HIST_SUB_BITS);
+	rtb_json_ku64(j, "min_width", step);
 	rtb_json_key(j, "buckets");
 	rtb_json_arr_begin(j);
 	for (uint32_t i = 0; i < RTB_HIST_BUCKETS; i++) {
 		if (r->hist[i] == 0)
 			continue;
-		rtb_json_arr_begin(j);
-		rtb_json_u64(j, rtb_hist_lower(i));
-		rtb_json_u64(j, rtb_hist_upper(i));
-		rtb_json_u64(j, r->hist[i]);
-		rtb_json_arr_end(j);
+		uint64_t l = rtb_hist_lower(i), u = rtb_hist_upper(i);
+		if (u - l + 1 < step) {
+			/* a narrow bucket: widened to whole steps (it may straddle
+			 * two, when it is not aligned) */
+			l -= l % step;
+			u = (u / step + 1) * step - 1;
+		}
+		if (count > 0 && l <= hi) {
+			/* overlaps the pending bin: one bucket */
+			hi = RTB_MAX(hi, u);
+			count += r->hist[i];
+			continue;
+		}
+		if (count > 0)
+			bucket(j, lo, hi, count);
+		lo = l;
+		hi = u;
+		count = r->hist[i];
 	}
+	if (count > 0)
+		bucket(j, lo, hi, count);
 	rtb_json_arr_end(j);
 	rtb_json_obj_end(j);
 }

@@ -28,8 +28,92 @@ bool rtb_profile_parse(const char *name, enum rtb_profile *out)
 	return false;
 }
 
+const struct rtb_option_spec *rtb_option_find(const struct rtb_scenario *s, const char *key)
+{
+	for (const struct rtb_option_spec *o = s != NULL ? s->options : NULL; o != NULL && o->key;
+	     o++) {
+		if (rtb_strcmp(o->key, key) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+static bool is_word_of(const char *choices, const char *value)
+{
+	size_t n = rtb_strlen(value);
+
+	for (const char *c = choices; c != NULL && *c != '\0';) {
+		size_t k = 0;
+		while (c[k] != '\0' && c[k] != '|')
+			k++;
+		if (k == n && n > 0) {
+			size_t i = 0;
+			while (i < n && c[i] == value[i])
+				i++;
+			if (i == n)
+				return true;
+		}
+		c += k;
+		if (*c == '|')
+			c++;
+	}
+	return false;
+}
+
+bool rtb_option_valid(const struct rtb_option_spec *spec, const char *value, char *why, size_t len)
+{
+	uint64_t v;
+
+	switch (spec->kind) {
+	case RTB_OPT_COUNT:
+		if (!rtb_parse_u64(value, &v)) {
+			rtb_fmt(why, len, "not a whole number");
+			return false;
+		}
+		if (v < spec->min || v > spec->max) {
+			rtb_fmt(why, len, "outside %llu..%llu", (unsigned long long)spec->min,
+				(unsigned long long)spec->max);
+			return false;
+		}
+		return true;
+	case RTB_OPT_CHOICE:
+		if (!is_word_of(spec->choices, value)) {
+			rtb_fmt(why, len, "not one of %s", spec->choices);
+			return false;
+		}
+		return true;
+	default:
+		if (!is_word_of("1|0|true|false|yes|no|on|off", value)) {
+			rtb_fmt(why, len, "not 1/0, true/false, yes/no or on/off");
+			return false;
+		}
+		return true;
+	}
+}
+
+/* Reading an option the scenario does not declare is a defect of the
+ * scenario: it is said once per key, so tests see it. */
+static void check_declared(const struct rtb_ctx *ctx, const char *key)
+{
+	static char said[8][64];
+	static uint32_t nsaid;
+
+	if (ctx->scenario == NULL || rtb_option_find(ctx->scenario, key) != NULL)
+		return;
+	for (uint32_t i = 0; i < nsaid; i++) {
+		if (rtb_strcmp(said[i], key) == 0)
+			return;
+	}
+	if (nsaid < RTB_ARRAY_SIZE(said))
+		rtb_fmt(said[nsaid++], sizeof(said[0]), "%s", key);
+	rtb_emit_log(ctx->scenario->name, "error",
+		     "scenario %s reads option '%s', which it does not declare",
+		     ctx->scenario->name, key);
+}
+
 const char *rtb_ctx_option(const struct rtb_ctx *ctx, const char *key)
 {
+	check_declared(ctx, key);
 	for (uint32_t i = 0; i < ctx->noptions; i++) {
 		if (rtb_strcmp(ctx->options[i].key, key) == 0)
 			return ctx->options[i].value;
@@ -206,6 +290,18 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 	uint64_t budget_ms = (uint64_t)s->deadline_ms[profile] * 8 / 10;
 	ctx.budget_end_ticks = ctx.start_ticks + rtb_ns_to_ticks(budget_ms * 1000000u);
 
+	/* values of the options this scenario declares (the controller checks
+	 * them first; this holds for any controller, a board's console too) */
+	for (uint32_t i = 0; i < noptions; i++) {
+		const struct rtb_option_spec *spec = rtb_option_find(s, options[i].key);
+		char why[96];
+		if (spec != NULL && !rtb_option_valid(spec, options[i].value, why, sizeof(why))) {
+			rtb_fmt(ctx.reason, sizeof(ctx.reason), "option %s=%s: %s", options[i].key,
+				options[i].value, why);
+			emit_end("scenario", s->name, "error", ctx.reason, 0);
+			return RTB_E_INVALID;
+		}
+	}
 	if (missing != NULL) {
 		if (rtb_strcmp(missing, "realtime") == 0)
 			rtb_fmt(ctx.reason, sizeof(ctx.reason),
@@ -363,7 +459,7 @@ static bool parse_args(struct args *a, int argc, char **argv)
 	return true;
 }
 
-static void emit_meta(const struct args *a)
+static void emit_meta(const struct args *a, const struct rtb_counter_step *step)
 {
 	const struct rtb_port_info *info = rtb_port_info();
 	struct rtb_json *j = rtb_record_begin("meta", NULL);
@@ -393,6 +489,15 @@ static void emit_meta(const struct args *a)
 	rtb_json_ku64(j, "hz", rtb_timing.hz);
 	rtb_json_kdbl(j, "ns_per_tick", rtb_timing.hz ? 1e9 / (double)rtb_timing.hz : 0.0);
 	rtb_json_kstr(j, "note", info->counter_note);
+	/* nominal resolution (one tick) and effective resolution (the step the
+	 * counter really moves by), side by side */
+	rtb_json_ku64(j, "step_ticks", step->step_ticks);
+	rtb_json_kdbl(j, "step_ns",
+		      rtb_timing.hz ? 1e9 * (double)step->step_ticks / (double)rtb_timing.hz : 0.0);
+	rtb_json_ku64(j, "step_gcd_ticks", step->gcd_ticks);
+	rtb_json_ku64(j, "min_diff_ticks", step->min_diff_ticks);
+	rtb_json_ku64(j, "declared_step_ticks", step->declared_ticks);
+	rtb_json_ku64(j, "step_diffs", step->diffs);
 	rtb_json_obj_end(j);
 	rtb_json_ku64(j, "overhead_ticks", rtb_timing.overhead_ticks);
 	rtb_json_kstr(j, "overhead_source", rtb_timing.overhead_given ? "given" : "calibrated");
@@ -444,6 +549,23 @@ static void emit_catalog(void)
 			rtb_json_ku64(j, profile_names[p], s->deadline_ms[p]);
 		rtb_json_obj_end(j);
 		emit_caps(j, "needs", s->caps);
+		rtb_json_key(j, "options");
+		rtb_json_arr_begin(j);
+		for (const struct rtb_option_spec *o = s->options; o != NULL && o->key; o++) {
+			static const char *const kinds[] = {"count", "choice", "flag"};
+			rtb_json_obj_begin(j);
+			rtb_json_kstr(j, "key", o->key);
+			rtb_json_kstr(j, "kind", kinds[o->kind]);
+			if (o->kind == RTB_OPT_COUNT) {
+				rtb_json_ku64(j, "min", o->min);
+				rtb_json_ku64(j, "max", o->max);
+			}
+			if (o->kind == RTB_OPT_CHOICE)
+				rtb_json_kstr(j, "choices", o->choices);
+			rtb_json_kstr(j, "help", o->help);
+			rtb_json_obj_end(j);
+		}
+		rtb_json_arr_end(j);
 		const char *missing = first_missing_cap(s->caps, info->caps);
 		rtb_json_kbool(j, "supported", missing == NULL);
 		rtb_record_end(j);
@@ -473,7 +595,16 @@ int rtb_main(int argc, char **argv)
 		rtb_timing.overhead_ticks = rtb_timing_measure_overhead(30000);
 		rtb_timing.overhead_given = false;
 	}
-	emit_meta(&a);
+	static struct rtb_counter_step step;
+	rtb_counter_step_measure(20000, &step);
+	rtb_timing.step_ticks = step.step_ticks;
+	emit_meta(&a, &step);
+	if (!step.agrees)
+		rtb_emit_log(NULL, "warning",
+			     "the port declares a counter step of %llu ticks, but the differences "
+			     "measured are multiples of %llu only",
+			     (unsigned long long)step.declared_ticks,
+			     (unsigned long long)step.gcd_ticks);
 	if (a.list) {
 		emit_catalog();
 	} else {

@@ -24,6 +24,42 @@ uint64_t rtb_timing_measure_overhead(uint32_t samples)
 	return best == UINT64_MAX ? 0 : best;
 }
 
+uint64_t rtb_gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b != 0) {
+		uint64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+void rtb_counter_step_measure(uint32_t samples, struct rtb_counter_step *out)
+{
+	uint64_t g = 0, least = UINT64_MAX, diffs = 0;
+
+	rtb_memset(out, 0, sizeof(*out));
+	for (uint32_t i = 0; i < samples; i++) {
+		uint64_t t0 = rtb_port_counter_read();
+		/* a varying amount of work between the reads (0 .. 30 units), so
+		 * the differences sample many values, not one */
+		for (volatile uint32_t k = 0; k < (i * 7u) % 31u; k++) {
+		}
+		uint64_t d = rtb_port_counter_read() - t0;
+		if (d == 0)
+			continue;
+		diffs++;
+		least = RTB_MIN(least, d);
+		g = rtb_gcd_u64(g, d);
+	}
+	out->declared_ticks = rtb_port_info()->counter_step_ticks;
+	out->diffs = diffs;
+	out->gcd_ticks = g;
+	out->min_diff_ticks = diffs > 0 ? least : 0;
+	out->step_ticks = g != 0 ? g : (out->declared_ticks != 0 ? out->declared_ticks : 1);
+	out->agrees = out->declared_ticks == 0 || (g != 0 && g % out->declared_ticks == 0);
+}
+
 /* ticks * 1e9 / hz without overflow for any tick count below 2^64. */
 uint64_t rtb_ticks_to_ns(uint64_t ticks)
 {

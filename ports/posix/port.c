@@ -565,6 +565,36 @@ static int cache_bytes_max(char *buf, size_t len)
 	return RTB_OK;
 }
 
+/* How long the kernel takes the CPU away from a real-time thread that runs
+ * without a pause: RT throttling (sched_rt_period_us - sched_rt_runtime_us)
+ * or the fair server's runtime (kernels from 6.12), whichever is longer. */
+static int rt_withheld_ns(char *buf, size_t len)
+{
+	char v[32], path[128];
+	unsigned long long best = 0;
+
+	if (read_file("/proc/sys/kernel/sched_rt_runtime_us", v, sizeof(v))) {
+		long long runtime = strtoll(v, NULL, 10);
+		if (runtime >= 0 &&
+		    read_file("/proc/sys/kernel/sched_rt_period_us", v, sizeof(v))) {
+			long long period = strtoll(v, NULL, 10);
+			if (period > runtime)
+				best = (unsigned long long)(period - runtime) * 1000u;
+		}
+	}
+	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime",
+		 posix.cpu);
+	if (read_file(path, v, sizeof(v))) {
+		unsigned long long fair = strtoull(v, NULL, 10);
+		if (fair > best)
+			best = fair;
+	}
+	if (best == 0)
+		return RTB_E_UNSUPPORTED;
+	snprintf(buf, len, "%llu", best);
+	return RTB_OK;
+}
+
 int rtb_port_property(const char *key, char *buf, size_t len)
 {
 	if (len == 0)
@@ -608,6 +638,8 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 				 buf, len)
 			       ? RTB_OK
 			       : RTB_E_UNSUPPORTED;
+	if (strcmp(key, "rt_withheld_ns") == 0)
+		return rt_withheld_ns(buf, len);
 	if (strcmp(key, "preemption") == 0) {
 		char mode[128];
 		if (read_file("/sys/kernel/debug/sched/preempt", mode, sizeof(mode)))

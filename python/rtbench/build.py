@@ -4,7 +4,10 @@
 The build is skipped when nothing it depends on changed: a stamp holds a hash
 of the paths, modification times and sizes of core/, ports/ and
 CMakeLists.txt, and the binary must exist. Concurrent rtbench commands wait
-for each other (a lock file) instead of building the same tree twice.
+for each other (a lock file) instead of building the same tree twice. In a
+checkout this user cannot write to, an up-to-date build there is used as it
+is; otherwise the core is built in this user's cache
+(`~/.cache/rtbench/build-<hash of the checkout path>/host`).
 
 Test hook: the environment variable RTBENCH_CORE names a core binary to use
 instead of building one.
@@ -46,6 +49,33 @@ def source_stamp(root: Path) -> str:
     return digest.hexdigest()
 
 
+def _writable(build_dir: Path) -> bool:
+    """Can this process create or update the build in `build_dir`?"""
+    probe = build_dir
+    while not probe.exists():
+        probe = probe.parent
+    return os.access(probe, os.W_OK | os.X_OK)
+
+
+def _up_to_date(root: Path, build_dir: Path) -> Path | None:
+    binary = build_dir / "rtbench-core"
+    stamp_file = build_dir / ".rtbench-stamp"
+    try:
+        usable = binary.is_file() and os.access(binary, os.X_OK)
+        if usable and stamp_file.read_text() == source_stamp(root):
+            return binary
+    except OSError:
+        pass
+    return None
+
+
+def user_build_dir(root: Path) -> Path:
+    """This user's build folder for a checkout it cannot write to."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    return Path(cache) / "rtbench" / f"build-{tag}" / "host"
+
+
 def ensure_core(root: Path, announce: Callable[[str], None]) -> Path:
     """The path of an up-to-date rtbench-core, building it when needed."""
     override = os.environ.get(CORE_ENV)
@@ -56,6 +86,14 @@ def ensure_core(root: Path, announce: Callable[[str], None]) -> Path:
         return path
 
     build_dir = root / BUILD_SUBDIR
+    if not _writable(build_dir):
+        # A checkout this user cannot write to (installed read-only, or another
+        # user's): its own up-to-date build is used as it is, else one of this
+        # user's own.
+        ready = _up_to_date(root, build_dir)
+        if ready is not None:
+            return ready
+        build_dir = user_build_dir(root)
     binary = build_dir / "rtbench-core"
     stamp_file = build_dir / ".rtbench-stamp"
     log_file = build_dir / "build.log"

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from rtbench import __version__, build, catalog, runner, system
-from rtbench.errors import RtbenchError, UsageError
+from rtbench.cpulock import CpuLock
+from rtbench.errors import RtbenchError, StorageError, UsageError
 from rtbench.paths import ROOT
 from rtbench.progress import Progress
 from rtbench.report import html as html_report
@@ -121,6 +122,11 @@ def build_parser() -> _Parser:
     run.add_argument(
         "--raw-max", type=_nonnegative, metavar="N", help="raw samples kept per metric"
     )
+    run.add_argument(
+        "--wait",
+        action="store_true",
+        help="when another rtbench run measures on the same CPU, wait for it to end",
+    )
 
     lst = sub.add_parser("list", help="show the scenario catalog")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
@@ -149,10 +155,25 @@ def _warn(text: str) -> None:
     _err(f"{prefix} {text}")
 
 
+def _styled(command: str | None, message: str) -> str:
+    """Every error in one style: `rtbench <command>: <sentence>`."""
+    if message.startswith("rtbench"):
+        return message
+    prog = f"rtbench {command}" if command else "rtbench"
+    return f"{prog}: {message}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    command: str | None = None
+    parser = build_parser()
+    if not args_list:
+        sys.stderr.write(parser.format_usage())
+        _err("rtbench: a command is needed; `rtbench --help` says what each one does.")
+        return 2
     try:
-        args = build_parser().parse_args(args_list)
+        args = parser.parse_args(args_list)
+        command = args.command
         if args.command == "run":
             return cmd_run(args, args_list)
         if args.command == "list":
@@ -161,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_system(args)
         return cmd_show(args)
     except RtbenchError as e:
-        _err(str(e))
+        _err(_styled(command, str(e)))
         return e.exit_status
     except KeyboardInterrupt:
         _err("Interrupted.")
@@ -257,12 +278,19 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if unmatched:
         raise UsageError(f"No scenario id or label matches '{unmatched[0]}' (see `rtbench list`).")
     if args.only and not selection.units:
-        _warn("None of the selected ids is implemented in this build; only the calibration runs.")
+        raise UsageError(
+            "None of the selected ids is implemented in this build, so nothing would be "
+            "measured (see `rtbench list`)."
+        )
 
+    lock = CpuLock(cpu)
+    lock.acquire(wait=args.wait, say=_err)
     _create_out(out)
-    snap = system.snapshot(cpu)
+    snap = system.snapshot(cpu, cpu_given=args.cpu is not None)
     cavs = system.caveats(snap)
     for c in cavs:
+        if args.lift_rt_throttle and c.get("code") == "rt_throttling":
+            continue  # lifted for the run; the runner warns if that does not take
         if c.get("severity") == "warning":
             # What is wrong in a few words, and what to do; `rtbench system` and the
             # report have the whole text.
@@ -296,11 +324,21 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         options, transport, core_catalog, selection, snap, cavs, ui, progress, out.name
     )
     doc = run.execute()
-    _write_html(out, doc)
+    failure = run.storage_failure
+    if failure is None:
+        try:
+            _write_html(out, doc)
+        except OSError as e:
+            failure = f"cannot write {REPORT_FILE} in {out}: {e.strerror or e}"
     sys.stdout.write(
         terminal.render(doc, color=_color(sys.stdout), location=str(out), width=_width(sys.stdout))
     )
     sys.stdout.flush()
+    if failure is not None:
+        raise StorageError(
+            f"{failure[0].upper()}{failure[1:]}; the run stopped there, what was stored "
+            f"before is intact in {out}, and host settings were restored."
+        )
     status = runner.exit_status(doc)
     if status == 130:
         _err(f"Interrupted; what was measured is in {out}.")
@@ -329,7 +367,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_system(args: argparse.Namespace) -> int:
     cpu = _check_cpu(args.cpu)
-    snap = system.snapshot(cpu)
+    snap = system.snapshot(cpu, cpu_given=args.cpu is not None)
     cavs = system.caveats(snap)
     if args.json:
         data: dict[str, Any] = {"snapshot": snap, "caveats": cavs}

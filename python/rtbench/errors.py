@@ -24,3 +24,10 @@ class CoreError(RtbenchError):
 
 class ResultsError(UsageError):
     """A stored results file is missing, unreadable, invalid or of another version."""
+
+
+class StorageError(RtbenchError):
+    """Results could not be written (a full disk, a read-only or failing file system);
+    what was stored before stays readable."""
+
+    exit_status = 3

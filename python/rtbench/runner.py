@@ -28,7 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rtbench import tuning
+from rtbench import system, tuning
 from rtbench.catalog import CatalogId, CoreScenario, Selection, SpecEntry
 from rtbench.errors import CoreError, UsageError
 from rtbench.progress import Progress
@@ -42,6 +42,7 @@ from rtbench.records import (
 )
 from rtbench.results import (
     FAILED_STATUSES,
+    RESULTS_FILE,
     Calibration,
     ResultsDocument,
     RunInfo,
@@ -260,6 +261,8 @@ class Run:
         self.complete = False
         self._taken_names: set[str] = set()
         self._warned_not_realtime = False
+        # why results could not be stored (a full disk, ...); the run stops there
+        self.storage_failure: str | None = None
         self._cal_unit = self._find_calibration()
         units = list(selection.units)
         if self._cal_unit is not None and self._cal_unit not in units:
@@ -324,7 +327,19 @@ class Run:
         return described
 
     def save(self) -> None:
-        write_document(self.options.out_dir, self.document())
+        """Rewrite results.json. A write that fails leaves the previous file whole
+        (write_atomic) and stops the run after the current scenario."""
+        try:
+            write_document(self.options.out_dir, self.document())
+        except OSError as e:
+            self._storage_failed(e, RESULTS_FILE)
+
+    def _storage_failed(self, e: OSError, what: str) -> None:
+        if self.storage_failure is None:
+            self.storage_failure = f"cannot write {what} in {self.options.out_dir}: " + (
+                e.strerror or str(e)
+            )
+            self.ui.warn(f"{self.storage_failure[0].upper()}{self.storage_failure[1:]}; stopping.")
 
     # ---- the run ---------------------------------------------------------
 
@@ -354,9 +369,10 @@ class Run:
                     f"Changed {change.get('setting')} from {change.get('original')} to "
                     f"{change.get('applied')} for the run (restored at the end)."
                 )
+            self._caveats_as_run(host_tuning)
             self._pin_self(original_affinity)
             self._run_units()
-            self.complete = not self.interrupted
+            self.complete = not self.interrupted and self.storage_failure is None
         finally:
             try:
                 host_tuning.restore()
@@ -369,6 +385,24 @@ class Run:
                 self.finished = _now()
                 self.save()
         return self.document()
+
+    def _caveats_as_run(self, host_tuning: tuning.HostTuning) -> None:
+        """Caveats describe the conditions the run had, not those before it: RT
+        throttling lifted for the run is no longer a warning; one that could not be
+        lifted is warned about now (the command line held that warning back)."""
+        lifted = any(
+            c.get("setting") == "sched_rt_runtime_us" and c.get("applied") == -1
+            for c in host_tuning.changes
+        )
+        if lifted:
+            throttling = self.host.setdefault("rt_throttling", {})
+            if isinstance(throttling, dict):
+                throttling["lifted_for_run"] = True
+            self.caveats = system.caveats(self.host)
+        elif self.options.lift_rt_throttle:
+            for c in self.caveats:
+                if c.get("code") == "rt_throttling":
+                    self.ui.warn(f"{c.get('message', '')} (--lift-rt-throttle did not take)")
 
     def _note_settings(self, host_tuning: tuning.HostTuning) -> None:
         self.settings = {
@@ -399,6 +433,8 @@ class Run:
                 self.save()
                 if self.stop.requested():
                     self.interrupted = True
+                    break
+                if self.storage_failure is not None:
                     break
         finally:
             progress.close()
@@ -619,19 +655,22 @@ class Run:
                     f"{record['scenario']} {record['metric']}: {len(values)} raw samples "
                     f"received, {expected} announced"
                 )
-            if values:
-                files.append(
-                    write_samples(
-                        self.options.out_dir,
-                        str(record["scenario"]),
-                        str(record["metric"]),
-                        record.get("params", {}),
-                        values,
-                        str(record["unit"]),
-                        hz,
-                        self._taken_names,
+            if values and self.storage_failure is None:
+                try:
+                    files.append(
+                        write_samples(
+                            self.options.out_dir,
+                            str(record["scenario"]),
+                            str(record["metric"]),
+                            record.get("params", {}),
+                            values,
+                            str(record["unit"]),
+                            hz,
+                            self._taken_names,
+                        )
                     )
-                )
+                except OSError as e:
+                    self._storage_failed(e, f"the raw samples of {record['scenario']}")
         for key in c.values:
             if key not in seen:
                 c.errors.append(f"raw samples of {key[0]} {key[1]} without a result record")

@@ -82,11 +82,11 @@ def histogram_total(buckets: Sequence[Sequence[int]] | Sequence[Bucket]) -> int:
     return total
 
 
-def percentile_from_histogram(
-    buckets: Sequence[Sequence[int]], count: int, q: float, vmin: int, vmax: int
-) -> int:
-    """The core's percentile rule: the middle of the bucket holding the sample of
-    rank ceil(q * count) (at least 1), clamped to [vmin, vmax]."""
+def percentile_bucket(
+    buckets: Sequence[Sequence[int]], count: int, q: float
+) -> tuple[int, int] | None:
+    """The bounds of the bucket holding the sample of rank ceil(q * count) (at least
+    1); None when the buckets hold fewer samples."""
     if count <= 0:
         raise ValueError("no samples")
     want = q * float(count)
@@ -98,9 +98,21 @@ def percentile_from_histogram(
     for lower, upper, n in buckets:
         seen += n
         if seen >= rank:
-            mid = lower + (upper - lower) // 2
-            return min(max(mid, vmin), vmax)
-    return vmax
+            return int(lower), int(upper)
+    return None
+
+
+def percentile_from_histogram(
+    buckets: Sequence[Sequence[int]], count: int, q: float, vmin: int, vmax: int
+) -> int:
+    """The core's percentile rule: the middle of the bucket holding the sample of
+    rank ceil(q * count) (at least 1), clamped to [vmin, vmax]."""
+    bounds = percentile_bucket(buckets, count, q)
+    if bounds is None:
+        return vmax
+    lower, upper = bounds
+    mid = lower + (upper - lower) // 2
+    return min(max(mid, vmin), vmax)
 
 
 def summarize(record: Mapping[str, Any], counter_hz: float | None) -> MetricSummary:
@@ -182,9 +194,20 @@ def consistency_problems(record: Mapping[str, Any]) -> list[str]:
     if total == count and buckets:
         if int(buckets[0][0]) > vmin or int(buckets[-1][1]) < vmax:
             problems.append(f"{name}: min or max outside the histogram's range")
+        # The core computes percentiles on its full histogram; buckets it merged
+        # to the counter's step (min_width > 1) only bound them.
+        merged = int(record["histogram"].get("min_width", 1)) > 1
         for key, q in PERCENTILES:
             reported = stats.get(key)
             if reported is None:
+                continue
+            if merged:
+                bounds = percentile_bucket(buckets, count, q)
+                lo, hi = bounds if bounds is not None else (vmin, vmax)
+                if not max(lo, vmin) <= int(reported) <= min(hi, vmax):
+                    problems.append(
+                        f"{name}: {key} is {reported} but the histogram puts it in {lo}..{hi}"
+                    )
                 continue
             expected = percentile_from_histogram(buckets, count, q, vmin, vmax)
             if int(reported) != expected:

@@ -813,16 +813,19 @@ def _load(cpu: int) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 
 
-def snapshot(cpu: int | None = None) -> dict[str, Any]:
+def snapshot(cpu: int | None = None, cpu_given: bool | None = None) -> dict[str, Any]:
     """Everything on this host that affects real-time results, as JSON-ready data.
 
-    `cpu` is the measurement CPU (default: `default_cpu()`). Values that cannot be read
-    are None; nothing here raises for a missing or unreadable source. Nothing on the
-    host is changed (the SCHED_FIFO probe runs on a thread that ends at once).
+    `cpu` is the measurement CPU (default: `default_cpu()`); `cpu_given` says whether the
+    user chose it (`--cpu`), which defaults to whether `cpu` was passed. Values that
+    cannot be read are None; nothing here raises for a missing or unreadable source.
+    Nothing on the host is changed (the SCHED_FIFO probe runs on a thread that ends at
+    once).
     """
     started = time.monotonic()
     uname = os.uname()
-    source = "argument" if cpu is not None else "default"
+    given = cpu is not None if cpu_given is None else cpu_given
+    source = "argument" if given else "default"
     measured = cpu if cpu is not None else default_cpu()
 
     cmdline = _read("/proc/cmdline")
@@ -1068,6 +1071,15 @@ def _check_not_preempt_rt(snap: dict[str, Any]) -> dict[str, str] | None:
 
 
 def _check_rt_throttling(snap: dict[str, Any]) -> dict[str, str] | None:
+    if _get(snap, "rt_throttling", "lifted_for_run") is True:
+        return _caveat(
+            "rt_throttling",
+            "info",
+            "RT throttling was lifted for the run (sched_rt_runtime_us -1, restored "
+            "afterwards): real-time threads were never stopped by it, and a runaway one only "
+            "by rtbench's watchdog.",
+            "Nothing to do; other real-time and kernel work on the CPU still shows.",
+        )
     if _get(snap, "rt_throttling", "enabled") is not True:
         return None
     runtime = _get(snap, "rt_throttling", "runtime_us")
@@ -1408,6 +1420,9 @@ def caveats(snap: dict[str, Any]) -> list[dict[str, str]]:
 # ---------------------------------------------------------------------------------------
 
 
+_CPU_SOURCE = {"argument": "chosen with --cpu", "default": "default: the last usable CPU"}
+
+
 def _show(value: Any) -> str:
     if value is None:
         return "unknown"
@@ -1438,6 +1453,7 @@ def _sections(snap: dict[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:
         return _get(snap, *keys)
 
     cpu = g("measurement_cpu", "cpu")
+    src = g("measurement_cpu", "source")
     model = g("kernel", "preempt_model")
     model_text = _show(model)
     origin = {
@@ -1538,7 +1554,7 @@ def _sections(snap: dict[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:
                 ("tick rate", f"{g('kernel', 'hz')} Hz" if g("kernel", "hz") else "unknown"),
                 ("RT throttling", throttle),
                 ("fair server", fair),
-                ("command line", params_text),
+                ("command-line parameters of interest", params_text),
                 ("C library", libc_text),
             ],
         ),
@@ -1559,7 +1575,7 @@ def _sections(snap: dict[str, Any]) -> list[tuple[str, list[tuple[str, str]]]]:
             ],
         ),
         (
-            f"Measurement CPU {_show(cpu)} ({_show(g('measurement_cpu', 'source'))})",
+            f"Measurement CPU {_show(cpu)} ({_CPU_SOURCE.get(str(src), _show(src))})",
             [
                 ("usable", _show(g("measurement_cpu", "usable"))),
                 ("isolated", _show(g("measurement_cpu", "isolated"))),

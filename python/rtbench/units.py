@@ -31,11 +31,13 @@ def is_time(unit: str) -> bool:
 
 def base_unit(unit: str) -> str:
     """The unit values are reported in after `to_base`: `ns` for times, `ratio` for
-    `ratio_milli`, the unit itself otherwise."""
+    `ratio_milli`, `ops/s` for `ops_per_s`, the unit itself otherwise."""
     if is_time(unit):
         return "ns"
     if unit == "ratio_milli":
         return "ratio"
+    if unit == "ops_per_s":
+        return "ops/s"
     return unit
 
 

@@ -3,7 +3,8 @@
  * Unit tests of the CLK checks on synthetic busy-loop series: a clean
  * periodic tick, a jittery one, one with missed ticks, no disturbance at all
  * (tickless), random spikes that are not periodic, a tick plus random
- * spikes, a series too disturbed to search; then the CLK-B-CFG decision.
+ * spikes, a series too disturbed to search, a tick with RT-throttling
+ * gaps on its period; then the CLK-B-CFG decision.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ struct series_spec {
 	uint64_t excess_noise; /* +- on the tick cost */
 	uint32_t missed_pct;   /* ticks that cost nothing */
 	uint32_t spike_every;  /* 0: none; else a random spike about every N loops */
+	uint32_t gap_every;    /* 0: none; else every N-th tick takes `gap` (throttling) */
+	uint64_t gap;
 };
 
 static uint64_t *make_series(const struct series_spec *s)
@@ -47,12 +50,15 @@ static uint64_t *make_series(const struct series_spec *s)
 	uint64_t *v = malloc(sizeof(uint64_t) * s->n);
 	uint64_t t = 0;
 	uint64_t next_tick = s->period ? s->period / 3 : UINT64_MAX;
+	uint32_t ticks = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
 		uint64_t d = (uint64_t)((int64_t)NORMAL + jitter(s->noise));
 		while (next_tick < t + d) {
 			if (rnd() % 100 >= s->missed_pct)
 				d += (uint64_t)((int64_t)s->excess + jitter(s->excess_noise));
+			if (s->gap_every != 0 && ++ticks % s->gap_every == 0)
+				d += s->gap;
 			next_tick += (uint64_t)((int64_t)s->period + jitter(s->period_noise));
 		}
 		if (s->spike_every != 0 && rnd() % s->spike_every == 0)
@@ -71,12 +77,14 @@ static bool analyse(const struct series_spec *s, struct rtb_clk_analysis *a, uin
 	bool ok = rtb_clk_analyse(v, s->n, 0, scratch, kinds, a);
 
 	/* kinds agree with the counts */
-	size_t c[3] = {0, 0, 0};
+	size_t c[4] = {0, 0, 0, 0};
 	for (size_t i = 0; i < s->n; i++)
 		c[kinds[i]]++;
 	CHECK_EQ_U64(c[RTB_CLK_NORMAL], a->normal);
 	CHECK_EQ_U64(c[RTB_CLK_TICK], a->tick);
 	CHECK_EQ_U64(c[RTB_CLK_OTHER], a->other);
+	CHECK_EQ_U64(c[RTB_CLK_GAP], a->gap);
+	CHECK_EQ_U64(a->tick + a->other + a->gap, a->disturbed);
 	free(v);
 	free(scratch);
 	if (kinds_out != NULL)
@@ -106,6 +114,31 @@ static void test_clean_periodic(void)
 	CHECK_EQ_U64(a.tick_excess_typical_ticks, EXCESS);
 	CHECK_EQ_U64(a.tick_loop_typical_ticks, NORMAL + EXCESS);
 	CHECK(a.period_pairs + 2 >= a.expected_pairs);
+}
+
+/* RT throttling: every 250th tick (once a second at 250 Hz) the CPU is taken
+ * away for 50 ms. Linux enforces it from the tick, so the gap lies on the
+ * tick's period; it is a long gap, not tick processing. */
+static void test_throttling_gap(void)
+{
+	struct series_spec s = {.n = 400000,
+				.period = PERIOD,
+				.excess = EXCESS,
+				.gap_every = 250,
+				.gap = 125000000u};
+	struct rtb_clk_analysis a;
+
+	CHECK(analyse(&s, &a, NULL));
+	CHECK(a.periodic);
+	CHECK(near(a.period_ticks, PERIOD, 2 * NORMAL));
+	uint64_t gaps = (a.span_ticks - a.gap * s.gap) / (PERIOD * s.gap_every);
+	CHECK(a.gap >= 1 && near(a.gap, gaps, 1));
+	CHECK(a.gap_excess_longest_ticks >= s.gap);
+	/* the ticks that fall into the gap add to it */
+	CHECK(a.gap_excess_longest_ticks <= s.gap + (s.gap / PERIOD + 2) * EXCESS);
+	CHECK_EQ_U64(a.tick_excess_worst_ticks, EXCESS); /* the gap is not a tick */
+	CHECK(a.gap_limit_ticks < s.gap);
+	CHECK(a.gap_limit_ticks > 100 * EXCESS / 10);
 }
 
 static void test_jitter(void)
@@ -385,6 +418,7 @@ static void test_helpers(void)
 int main(void)
 {
 	test_clean_periodic();
+	test_throttling_gap();
 	test_jitter();
 	test_missed_ticks();
 	test_tickless();

@@ -278,6 +278,79 @@ static void test_config_is_sanitised(void)
 	CHECK(rtb_strcmp(rtb_irq_stage_name(s.stage), "halving") == 0);
 }
 
+/* The headline is the answer at the largest phase size run. */
+static void test_headline(void)
+{
+	struct rtb_irq_search_config c = base_cfg();
+	struct rtb_irq_headline h;
+	struct trace tr;
+
+	/* confirmed at every level: found at the largest */
+	struct source ok = {.lost = threshold, .threshold_ns = {7300, 7300, 7300}};
+	struct rtb_irq_search s = run(&c, &ok, &tr);
+	rtb_irq_search_headline(&s, &h);
+	CHECK(h.found);
+	CHECK_EQ_U64(h.phase_count, 100000000);
+	CHECK_EQ_U64(h.period_ns, s.result_ns);
+	CHECK(!h.smaller_found);
+
+	/* A recorded standard run: loss-free at 62.5 us in 1,000-interrupt
+	 * phases, while every 1,000,000-interrupt phase lost interrupts up to
+	 * the last back-off. The headline is "not found at 1,000,000", never
+	 * the 62.5 us of the small phases. */
+	c.nlevels = 2;
+	c.start_period_ns = 62500;
+	struct source lossy = {.lost = threshold, .threshold_ns = {62500, 10000000}};
+	s = run(&c, &lossy, &tr);
+	rtb_irq_search_headline(&s, &h);
+	CHECK(!h.found);
+	CHECK_EQ_U64(h.phase_count, 1000000);
+	CHECK(h.smaller_found);
+	CHECK_EQ_U64(h.smaller_count, 1000);
+	CHECK_EQ_U64(h.smaller_period_ns, 62500);
+	uint64_t largest = 0;
+	for (uint32_t i = 0; i < tr.n; i++) {
+		if (tr.counts[i] == 1000000 && tr.periods[i] > largest)
+			largest = tr.periods[i];
+	}
+	CHECK(largest > 62500);
+	CHECK_EQ_U64(h.lossy_up_to_ns, largest);
+
+	/* the third level fails after the second passed */
+	c = base_cfg();
+	struct source third = {.lost = threshold, .threshold_ns = {5000, 5000, 4000000}};
+	s = run(&c, &third, &tr);
+	rtb_irq_search_headline(&s, &h);
+	CHECK(!h.found);
+	CHECK_EQ_U64(h.phase_count, 100000000);
+	CHECK(h.smaller_found && h.smaller_count == 1000000);
+
+	/* lossy everywhere at the first level */
+	struct source none = {.lost = lose_everything};
+	s = run(&c, &none, &tr);
+	rtb_irq_search_headline(&s, &h);
+	CHECK(!h.found && !h.smaller_found);
+	CHECK_EQ_U64(h.phase_count, 1000);
+	CHECK_EQ_U64(h.lossy_up_to_ns, c.max_period_ns);
+
+	/* aborted before the second level ran: the first level is the answer */
+	c.nlevels = 2;
+	rtb_irq_search_init(&s, &c);
+	uint64_t p, n;
+	while (rtb_irq_search_next(&s, &p, &n) && s.level == 0)
+		rtb_irq_search_record(&s, n, p < 20000 ? 1 : 0);
+	rtb_irq_search_abort(&s);
+	rtb_irq_search_headline(&s, &h);
+	CHECK(h.found);
+	CHECK_EQ_U64(h.phase_count, 1000);
+
+	/* nothing ran */
+	rtb_irq_search_init(&s, &c);
+	rtb_irq_search_abort(&s);
+	rtb_irq_search_headline(&s, &h);
+	CHECK(!h.found && h.phase_count == 0);
+}
+
 int main(void)
 {
 	test_lose_everything();
@@ -289,5 +362,6 @@ int main(void)
 	test_short_phase_is_not_loss_free();
 	test_single_level_and_abort();
 	test_config_is_sanitised();
+	test_headline();
 	return check_exit();
 }

@@ -896,9 +896,73 @@ static void test_results(void)
 	rtb_timing.overhead_ticks = 0;
 }
 
+/* A counter that moves in steps of 20 ticks: the histogram of a tick-valued
+ * metric has no bucket narrower than a step, and its buckets still add up to
+ * the count; a metric in another unit is not merged. */
+static void test_step_histogram(void)
+{
+	struct rtb_metric m = result_metric;
+	struct rtb_recorder r;
+	struct jv *l[4];
+
+	rtb_timing.step_ticks = 20;
+	CHECK(rtb_recorder_init(&r, &m, 0, 0) == RTB_OK);
+	for (uint64_t i = 0; i < 5000; i++)
+		rtb_recorder_add(&r, 20 * (i % 400)); /* 0 .. 7980, narrow and wide buckets */
+	rtb_recorder_add(&r, 20 * 100000);
+	rtb_recorder_add(&r, 1380); /* in [1376, 1383], which straddles two steps */
+	fake_reset();
+	rtb_emit_result(&r);
+	int n = console_lines(l, 4);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK(is_u64(jv_path(l[0], "histogram.min_width"), 20));
+		const struct jv *b = jv_path(l[0], "histogram.buckets");
+		uint64_t total = 0, prev_hi = 0;
+		bool covered = false;
+		CHECK(b != NULL && b->n > 10);
+		for (size_t i = 0; b != NULL && i < b->n; i++) {
+			uint64_t lo = 0, hi = 0, c = 0;
+			CHECK(jv_u64(&b->items[i].items[0], &lo) &&
+			      jv_u64(&b->items[i].items[1], &hi) &&
+			      jv_u64(&b->items[i].items[2], &c));
+			CHECK(hi - lo + 1 >= 20);
+			CHECK(i == 0 || lo > prev_hi);
+			if (lo <= 1380 && 1380 <= hi) {
+				CHECK(hi >= 1383); /* the whole recorder bucket is inside */
+				covered = true;
+			}
+			prev_hi = hi;
+			total += c;
+		}
+		CHECK_EQ_U64(total, r.count);
+		CHECK(covered);
+	}
+	free_lines(l, n < 4 ? n : 4);
+	rtb_recorder_free(&r);
+
+	m.unit = "ns"; /* not counter ticks: buckets as the recorder has them */
+	CHECK(rtb_recorder_init(&r, &m, 0, 0) == RTB_OK);
+	rtb_recorder_add(&r, 3);
+	rtb_recorder_add(&r, 4);
+	fake_reset();
+	rtb_emit_result(&r);
+	n = console_lines(l, 4);
+	CHECK(n == 1);
+	if (n == 1) {
+		CHECK(is_u64(jv_path(l[0], "histogram.min_width"), 1));
+		CHECK(jv_path(l[0], "histogram.buckets") != NULL &&
+		      jv_path(l[0], "histogram.buckets")->n == 2);
+	}
+	free_lines(l, n < 4 ? n : 4);
+	rtb_recorder_free(&r);
+	rtb_timing.step_ticks = 0;
+}
+
 int main(void)
 {
 	fake_reset();
+	test_step_histogram();
 	test_parser();
 	test_structure();
 	test_strings();

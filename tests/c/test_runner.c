@@ -95,6 +95,14 @@ static int run_expire(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
+static const struct rtb_option_spec test_options[] = {
+	RTB_OPT_N("iterations", 1u, 1000u, "iterations"),
+	RTB_OPT_N("rounds", 0u, 9u, "rounds"),
+	RTB_OPT_WORD("a.b", "c=d|x", "a word with '=' in it"),
+	RTB_OPT_WORD("kind", "normal|eager|lazy", "a choice"),
+	RTB_OPT_END,
+};
+
 #define SCENARIO(var, id, fn, needs)                          \
 	static const struct rtb_scenario var = {              \
 		.name = id,                                   \
@@ -103,6 +111,7 @@ static int run_expire(struct rtb_ctx *ctx)
 		.estimate_ms = {1, 2, 3},                     \
 		.deadline_ms = {1000, 20000, 300000},         \
 		.caps = needs,                                \
+		.options = test_options,                      \
 		.run = fn,                                    \
 	}
 
@@ -117,13 +126,22 @@ SCENARIO(scn_stop, "test.stop", run_stop, 0);
 SCENARIO(scn_stop_error, "test.stop_error", run_stop_error, 0);
 SCENARIO(scn_expire, "test.expire", run_expire, 0);
 
+static int run_undeclared(struct rtb_ctx *ctx)
+{
+	calls++;
+	seen_iterations = rtb_ctx_count(ctx, "not.declared", 1, 2, 3);
+	return RTB_OK;
+}
+
+SCENARIO(scn_undeclared, "test.undeclared", run_undeclared, 0);
+
 static const struct rtb_scenario *const catalog[] = {
 	&scn_ok,	  NULL,
 	&scn_unsupported, &scn_unsupported_silent,
 	&scn_error,	  &scn_error_silent,
 	&scn_needs_mq,	  &scn_needs_rt,
 	&scn_stop,	  &scn_stop_error,
-	&scn_expire,
+	&scn_expire,	  &scn_undeclared,
 };
 const struct rtb_scenario *const *rtb_scenarios = catalog;
 const uint32_t rtb_scenario_count = RTB_ARRAY_SIZE(catalog);
@@ -699,12 +717,59 @@ static void test_list_command(void)
 				      jv_get(&ids->items[1], "label")->type == JV_NULL);
 			}
 			CHECK(u64_is(i, "estimate_ms.standard", 2));
+			const struct jv *opts = jv_get(lines[i], "options");
+			CHECK(opts != NULL && opts->n == 4);
+			if (opts != NULL && opts->n == 4) {
+				CHECK(strcmp(jv_str(jv_get(&opts->items[0], "key")),
+					     "iterations") == 0);
+				CHECK(strcmp(jv_str(jv_get(&opts->items[0], "kind")), "count") ==
+				      0);
+				CHECK(strcmp(jv_str(jv_get(&opts->items[3], "choices")),
+					     "normal|eager|lazy") == 0);
+			}
 			CHECK(u64_is(i, "deadline_ms.endurance", 300000));
 			CHECK(str_is(i, "summary", "test scenario test.ok"));
 		}
 	}
 	CHECK(found == 2);
 	fake_set_caps(0);
+}
+
+/* Options are declared: a bad value of a declared one ends the scenario
+ * with `error` before it runs; reading an undeclared one is reported. */
+static void test_declared_options(void)
+{
+	char why[96];
+	const struct rtb_option_spec *it = rtb_option_find(&scn_ok, "iterations");
+	const struct rtb_option_spec *kind = rtb_option_find(&scn_ok, "kind");
+
+	CHECK(it != NULL && kind != NULL && rtb_option_find(&scn_ok, "iteration") == NULL);
+	CHECK(rtb_option_valid(it, "1000", why, sizeof(why)));
+	CHECK(!rtb_option_valid(it, "0", why, sizeof(why)) && strstr(why, "1..1000") != NULL);
+	CHECK(!rtb_option_valid(it, "abc", why, sizeof(why)) && strstr(why, "whole") != NULL);
+	CHECK(!rtb_option_valid(it, "", why, sizeof(why)));
+	CHECK(rtb_option_valid(kind, "lazy", why, sizeof(why)));
+	CHECK(rtb_option_valid(kind, "normal", why, sizeof(why)));
+	CHECK(!rtb_option_valid(kind, "laz", why, sizeof(why)));
+	CHECK(!rtb_option_valid(kind, "lazyy", why, sizeof(why)));
+	CHECK(!rtb_option_valid(kind, "", why, sizeof(why)));
+	struct rtb_option_spec flag = {"f", RTB_OPT_FLAG, 0, 0, NULL, "a flag"};
+	CHECK(rtb_option_valid(&flag, "yes", why, sizeof(why)));
+	CHECK(!rtb_option_valid(&flag, "maybe", why, sizeof(why)));
+
+	fake_set_caps(0);
+	const struct rtb_option bad[] = {{"iterations", "0"}, {"unrelated.key", "5"}};
+	CHECK(run_one(&scn_ok, RTB_PROFILE_QUICK, bad, 2) == RTB_E_INVALID);
+	CHECK(calls == 0);
+	CHECK(str_is(nlines - 1, "status", "error"));
+	CHECK(strstr(str_of(nlines - 1, "reason"), "option iterations=0: outside 1..1000") != NULL);
+
+	CHECK(run_one(&scn_undeclared, RTB_PROFILE_QUICK, NULL, 0) == RTB_OK);
+	CHECK(calls == 1);
+	CHECK(nlines == 2);
+	CHECK(str_is(0, "level", "error"));
+	CHECK(strstr(str_of(0, "message"), "reads option 'not.declared', which it does not "
+					   "declare") != NULL);
 }
 
 static void test_lookup(void)
@@ -728,6 +793,7 @@ int main(void)
 {
 	fake_reset();
 	test_lookup();
+	test_declared_options();
 	test_end_records();
 	test_missing_caps();
 	test_budget_and_expiry();

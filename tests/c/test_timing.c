@@ -3,8 +3,8 @@
  * Tick/nanosecond conversion against exact 128-bit arithmetic for the
  * counter frequencies rtbench meets (1 GHz, 2.5 GHz TSC, 24 MHz and
  * 19.2 MHz ARM generic timers, odd measured values), up to the largest
- * representable results; and the overhead calibration with the fake
- * port's scripted counter.
+ * representable results; the overhead calibration with the fake port's
+ * scripted counter; and the counter's effective step (one that moves by 20).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -138,10 +138,62 @@ static void test_overhead(void)
 	fake_counter_step = 0;
 }
 
+/* The counter's effective step, measured from varied read differences. */
+static void test_step(void)
+{
+	struct rtb_counter_step st;
+
+	/* a counter that moves in steps of 20 ticks (a 2 GHz TSC seen through
+	 * a 100 MHz update): differences are multiples of 20 */
+	fake_reset();
+	fake_counter_step = 7;
+	fake_counter_jitter = 61;
+	fake_counter_quantum = 20;
+	rtb_counter_step_measure(5000, &st);
+	CHECK_EQ_U64(st.step_ticks, 20);
+	CHECK_EQ_U64(st.gcd_ticks, 20);
+	CHECK(st.min_diff_ticks >= 20 && st.min_diff_ticks % 20 == 0);
+	CHECK(st.diffs > 1000);
+	CHECK(st.agrees);
+
+	/* declared by the port as 20, and agreeing */
+	fake_counter_step_declared = 20;
+	rtb_counter_step_measure(5000, &st);
+	CHECK(st.agrees && st.declared_ticks == 20 && st.step_ticks == 20);
+	/* declared as 40: the differences say otherwise */
+	fake_counter_step_declared = 40;
+	rtb_counter_step_measure(5000, &st);
+	CHECK(!st.agrees);
+	CHECK_EQ_U64(st.step_ticks, 20);
+
+	/* a fine counter: any tick can show, the step is one tick even though
+	 * the smallest difference (the read's own cost) is larger */
+	fake_reset();
+	fake_counter_step = 36;
+	fake_counter_jitter = 9;
+	rtb_counter_step_measure(5000, &st);
+	CHECK_EQ_U64(st.step_ticks, 1);
+	CHECK(st.min_diff_ticks >= 36);
+
+	/* a counter that never moved: nothing measured, the declaration or 1 */
+	fake_reset();
+	rtb_counter_step_measure(100, &st);
+	CHECK_EQ_U64(st.diffs, 0);
+	CHECK_EQ_U64(st.step_ticks, 1);
+	fake_counter_step_declared = 8;
+	rtb_counter_step_measure(100, &st);
+	CHECK_EQ_U64(st.step_ticks, 8);
+	CHECK(!st.agrees); /* nothing confirms the declaration */
+	CHECK_EQ_U64(rtb_gcd_u64(0, 12), 12);
+	CHECK_EQ_U64(rtb_gcd_u64(40, 60), 20);
+	fake_reset();
+}
+
 int main(void)
 {
 	fake_reset();
 	test_conversions();
 	test_overhead();
+	test_step();
 	return check_exit();
 }

@@ -44,6 +44,12 @@ int conf_init(bool need_realtime)
 
 char *conf_run(const char *scenario, const char *const *options, int *rc)
 {
+	return conf_run_profile(scenario, RTB_PROFILE_QUICK, options, rc);
+}
+
+char *conf_run_profile(const char *scenario, enum rtb_profile profile, const char *const *options,
+		       int *rc)
+{
 	static struct rtb_option opts[RTB_OPTIONS_MAX];
 	static char storage[RTB_OPTIONS_MAX][256];
 	uint32_t n = 0;
@@ -69,7 +75,7 @@ char *conf_run(const char *scenario, const char *const *options, int *rc)
 	FILE *tmp = tmpfile();
 	int saved = dup(STDOUT_FILENO);
 	dup2(fileno(tmp), STDOUT_FILENO);
-	int result = rtb_run_scenario(s, RTB_PROFILE_QUICK, 2000, opts, n);
+	int result = rtb_run_scenario(s, profile, 2000, opts, n);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
@@ -84,6 +90,15 @@ char *conf_run(const char *scenario, const char *const *options, int *rc)
 	size_t got = fread(text, 1, (size_t)size, tmp);
 	text[got] = '\0';
 	fclose(tmp);
+	/* every option a scenario reads must be declared in its descriptor */
+	const char *undeclared = strstr(text, "which it does not declare");
+	if (undeclared != NULL) {
+		const char *line = undeclared;
+		while (line > text && line[-1] != '\n')
+			line--;
+		fprintf(stderr, "%.*s\n", (int)strcspn(line, "\n"), line);
+		exit(1);
+	}
 	return text;
 }
 

@@ -22,6 +22,10 @@ int conf_init(bool need_realtime);
  * (malloc'd, caller frees); *rc receives the scenario's return code. */
 char *conf_run(const char *scenario, const char *const *options, int *rc);
 
+/* conf_run() under another profile. */
+char *conf_run_profile(const char *scenario, enum rtb_profile profile, const char *const *options,
+		       int *rc);
+
 /* The first line of `records` whose "type" is `type` and that contains every
  * needle (NULL-terminated), copied into a static buffer; NULL if none. */
 const char *conf_find(const char *records, const char *type, ...);

@@ -69,7 +69,11 @@ def run_cli(core_binary: Path, tmp_path: Path) -> RunCli:
     def run(
         *args: str, env: dict[str, str] | None = None, timeout: float = 300
     ) -> subprocess.CompletedProcess[str]:
-        return cli(*args, cwd=tmp_path, env=env, timeout=timeout)
+        # each test's runs lock their measurement CPU among themselves only
+        return cli(
+            *args, cwd=tmp_path, env={"RTBENCH_LOCK_DIR": str(tmp_path), **(env or {})},
+            timeout=timeout,
+        )  # fmt: skip
 
     return run
 
@@ -86,7 +90,10 @@ class QuickRun:
 def quick_run(core_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> QuickRun:
     folder = tmp_path_factory.mktemp("quick")
     out = folder / "quick"
-    done = cli("run", "--profile", "quick", "--out", str(out), cwd=folder, timeout=900)
+    done = cli(
+        "run", "--profile", "quick", "--out", str(out), cwd=folder, timeout=900,
+        env={"RTBENCH_LOCK_DIR": str(folder)},
+    )  # fmt: skip
     return QuickRun(out, done)
 
 

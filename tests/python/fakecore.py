@@ -8,6 +8,8 @@ scenario named by FAKECORE_TARGET, where FAKECORE_MODE decides:
   badrecord   run the real core but drop `stats` from its first result record
   badversion  write a meta record of protocol version 2
   norealtime  run the real core with --no-realtime (any scenario)
+  hide        `list` leaves out the run unit named by FAKECORE_TARGET, as a
+              build that does not implement it would
 """
 
 import json
@@ -23,6 +25,12 @@ args = sys.argv[1:]
 running = bool(args) and args[0] == "run"
 targeted = running and target in args
 
+if mode == "hide" and args[:1] == ["list"]:
+    listing = subprocess.run([real, *args], capture_output=True, text=True, check=True).stdout
+    for line in listing.splitlines(keepends=True):
+        if json.loads(line).get("scenario") != target:
+            sys.stdout.write(line)
+    sys.exit(0)
 if running and mode == "norealtime":
     os.execv(real, [real, *args, "--no-realtime"])
 if not targeted:

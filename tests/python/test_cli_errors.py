@@ -2,12 +2,17 @@
 """Every bad input: exit status 2, one line on stderr, no traceback, nothing damaged."""
 
 import json
+import os
+import re
+import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, RunCli
+from conftest import FIXTURES, RunCli, fake_core_env
+from rtbench.cpulock import LOCK_DIR_ENV, CpuLock
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:
@@ -16,6 +21,8 @@ def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].strip()
+    # one style everywhere: `rtbench <command>: <sentence>`
+    assert re.match(r"^rtbench( [a-z]+)?: \S", lines[0]), lines[0]
 
 
 @pytest.mark.parametrize(
@@ -158,3 +165,78 @@ def test_show_good_fixture(run_cli: RunCli) -> None:
     assert done.returncode == 0, done.stderr
     assert "sem.signal.unblock release" in done.stdout
     assert done.stderr == ""
+
+
+def test_nothing_implemented_is_refused(run_cli: RunCli, core_binary: Path, tmp_path: Path) -> None:
+    # A build without sem.create: asking only for it would measure nothing.
+    env = fake_core_env(core_binary, "hide", "sem.create")
+    done = run_cli("run", "--only", "sem.create", "--out", str(tmp_path / "r"), env=env)
+    assert_one_line_error(done)
+    assert "nothing would be measured" in done.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_second_run_on_the_same_cpu_is_refused(
+    run_cli: RunCli, measurement_cpu: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    locks = tmp_path / "locks"
+    locks.mkdir()
+    monkeypatch.setenv(LOCK_DIR_ENV, str(locks))
+    holder = CpuLock(measurement_cpu)
+    holder.acquire()
+    try:
+        out = tmp_path / "second"
+        args = ("run", "--cpu", str(measurement_cpu), "--only", "cal.timestamp")
+        done = run_cli(*args, "--out", str(out), env={LOCK_DIR_ENV: str(locks)})
+        assert_one_line_error(done)
+        expected = f"CPU {measurement_cpu} is in use by another rtbench run (process {os.getpid()})"
+        assert expected in done.stderr
+        assert not out.exists()
+    finally:
+        holder.release()
+    # released, the lock can be taken again (by this process or the next run)
+    with CpuLock(measurement_cpu) as again:
+        again.acquire()
+
+
+def test_no_command_prints_the_usage(run_cli: RunCli) -> None:
+    done = run_cli()
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: rtbench")
+    assert "Traceback" not in done.stderr
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 96 KiB file system: room for results.json, not for raw samples."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a small tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_full_disk_is_one_sentence_and_keeps_what_was_stored(
+    run_cli: RunCli, tiny_disk: Path
+) -> None:
+    out = tiny_disk / "r"
+    done = run_cli("run", "--only", "sem.wait.available", "--out", str(out))
+    assert done.returncode == 3, done.stderr
+    assert "Traceback" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("rtbench run: ") and "No space left on device" in last
+    assert "what was stored before is intact" in last
+    data = json.loads((out / "results.json").read_text())
+    assert data["run"]["complete"] is False
+    assert data["scenarios"], "what ran before the disk filled is stored"

@@ -99,6 +99,10 @@ def test_interruption_keeps_results_and_restores_settings(
     if changes:
         assert during != before
         assert all(c["restored"] is True for c in changes)
+        # the stored caveats and the warnings describe the run, throttling lifted
+        throttling = [c for c in data["caveats"] if c["code"] == "rt_throttling"]
+        assert all(c["severity"] == "info" for c in throttling)
+        assert "RT throttling is on" not in stderr
     assert str(out) in stderr
     assert (out / "report.html").is_file()
     assert "INCOMPLETE" in stdout

@@ -138,3 +138,18 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
     assert missing("dev") == "chromium chromium-driver"
     assert missing("dev", ("chromium",)) == "chromium-driver"
     assert missing("dev", ("chromium", "chromedriver")) == ""
+
+
+def test_read_only_checkout_uses_its_own_up_to_date_build(
+    core_binary: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # As another user sees a root-owned checkout: the build folder is not writable.
+    monkeypatch.delenv(build.CORE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(build, "_writable", lambda _path: False)
+    assert build.ensure_core(ROOT, lambda _text: None) == ROOT / build.BUILD_SUBDIR / "rtbench-core"
+    assert not (tmp_path / "rtbench").exists()
+    # stale there: this user's own build folder, in its cache, one per checkout
+    mine = build.user_build_dir(ROOT)
+    assert mine.is_relative_to(tmp_path / "rtbench")
+    assert build.user_build_dir(ROOT / "elsewhere") != mine

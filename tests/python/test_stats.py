@@ -103,3 +103,22 @@ def test_series_summary() -> None:
     assert (s.count, s.min, s.max, s.mean) == (4, 1.0, 4.0, 2.5)
     assert s.stddev == pytest.approx(1.2909944)
     assert stats.summarize_series([]) is None
+
+
+def test_step_merged_histogram_bounds_the_percentiles() -> None:
+    # A counter moving in steps of 26 ticks: the core merged its buckets to 26
+    # ticks; its p50 (52, a real value) lies in the merged bucket, p99 (78) too.
+    record = copy.deepcopy(results_with_meta()[0][1])
+    record["histogram"] = {
+        "scheme": "log-linear",
+        "sub_bucket_bits": 8,
+        "min_width": 26,
+        "buckets": [[52, 77, 600], [78, 103, 400]],
+    }
+    record["stats"].update(count=1000, min=52, max=78, p50=52, p90=78, p99=78, p99_9=78)
+    record["stats"]["p99_99"] = None
+    record["raw"]["count"] = 0
+    record["stats"]["mean"] = 62.4
+    assert stats.consistency_problems(record) == []
+    record["stats"]["p50"] = 78  # not in the bucket that holds rank 500
+    assert any("p50 is 78" in p for p in stats.consistency_problems(record))

@@ -559,6 +559,16 @@ def test_rt_throttling_caveat_explains_the_gap_and_the_cure() -> None:
     assert "sched_rt_runtime_us" in cav["advice"]
 
 
+def test_rt_throttling_lifted_for_the_run_is_not_a_warning() -> None:
+    snap = clean_snapshot()
+    PRODUCES["rt_throttling"](snap)
+    snap["rt_throttling"]["lifted_for_run"] = True
+    cav = next(c for c in system.caveats(snap) if c["code"] == "rt_throttling")
+    assert cav["severity"] == "info"
+    assert "lifted for the run" in cav["message"]
+    assert "--lift-rt-throttle" not in cav["advice"]
+
+
 def test_rt_throttling_advice_on_a_single_cpu_is_to_keep_it() -> None:
     snap = clean_snapshot()
     PRODUCES["rt_throttling"](snap)
@@ -647,3 +657,14 @@ def test_render_does_not_modify_the_snapshot() -> None:
     before = copy.deepcopy(snap)
     system.render(snap, system.caveats(snap))
     assert snap == before
+
+
+def test_measurement_cpu_says_whether_it_was_chosen() -> None:
+    cpu = system.default_cpu()
+    snap = system.snapshot(cpu, cpu_given=False)
+    assert snap["measurement_cpu"]["source"] == "default"
+    text = system.render(snap, [])
+    assert f"Measurement CPU {cpu} (default: the last usable CPU)" in text
+    assert "command-line parameters of interest" in text
+    chosen = system.snapshot(cpu, cpu_given=True)
+    assert f"Measurement CPU {cpu} (chosen with --cpu)" in system.render(chosen, [])

@@ -55,6 +55,13 @@ def test_to_base_converts_each_unit_family() -> None:
         units.to_base(1, "ticks", None)
 
 
+def test_throughput_is_shown_in_operations_per_second() -> None:
+    assert units.base_unit("ops_per_s") == "ops/s"
+    assert units.to_base(1_520_276, "ops_per_s", None) == 1_520_276.0
+    assert units.row_scale("ops_per_s", 1_520_276.0) == ("ops/s", 1.0)
+    assert units.format_in(1_520_276.0, "ops/s", 1.0) == "1,520,276"
+
+
 def test_counts_keep_integers_in_rows() -> None:
     assert units.format_in(12345, "count", 1.0) == "12,345"
     assert units.format_in(1495.0, "ns", 1000.0) == "1.50"

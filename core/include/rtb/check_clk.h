@@ -29,6 +29,7 @@ enum rtb_clk_kind {
 	RTB_CLK_NORMAL = 0, /* undisturbed: the lower line */
 	RTB_CLK_TICK = 1,   /* disturbed, on the period found: the upper line */
 	RTB_CLK_OTHER = 2,  /* disturbed, not on the period */
+	RTB_CLK_GAP = 3,    /* disturbed far beyond a tick: the CPU was taken away */
 };
 
 /* Fewest loops rtb_clk_analyse() accepts. */
@@ -72,9 +73,16 @@ struct rtb_clk_analysis {
 	uint64_t tick_excess_min_ticks;
 	uint64_t tick_excess_worst_ticks;
 
-	/* other disturbed loops */
+	/* other disturbed loops (long gaps excluded) */
 	uint64_t other_loop_typical_ticks;
 	uint64_t other_loop_worst_ticks;
+
+	/* long gaps: loops whose excess is above gap_limit_ticks, on the
+	 * period or not (RT throttling, a hypervisor, another task) */
+	uint64_t gap_limit_ticks;
+	size_t gap;
+	uint64_t gap_excess_longest_ticks;
+	uint64_t gap_excess_total_ticks;
 };
 
 /*
@@ -108,6 +116,12 @@ struct rtb_clk_analysis {
  *    count.
  *  - clusters with a neighbour one period away (either side) are tick
  *    loops (their first loop); all other disturbed loops are "other".
+ *  - a disturbed loop whose excess over the normal loop is above
+ *    gap_limit = max(16 x the median excess of the tick loops, 8 normal
+ *    loops) is a long gap, on the period or not: the CPU was taken away
+ *    for far longer than a tick takes (RT throttling, which Linux enforces
+ *    from the tick, a hypervisor, another task). Long gaps are counted
+ *    apart and never enter the tick or "other" figures.
  *
  * scratch: rtb_clk_scratch_words(n) words. kinds: n entries (may be NULL),
  * filled with enum rtb_clk_kind. Returns out->valid.

@@ -19,8 +19,10 @@
  *
  * A phase is loss-free when it lost nothing and the source generated at
  * least the interrupts requested (a phase cut short proves nothing). The
- * result is the smallest loss-free period at the largest phase size that
- * had a loss-free run.
+ * search's result_* is the smallest loss-free period at the largest phase
+ * size that had a loss-free run; the headline (rtb_irq_search_headline) is
+ * the answer at the largest phase size that was run at all, which is "not
+ * found" when every phase of that size lost interrupts.
  */
 #ifndef RTB_CHECK_IRQ_H
 #define RTB_CHECK_IRQ_H
@@ -67,6 +69,23 @@ struct rtb_irq_search {
 	bool at_floor;	       /* result == min_period_ns: the real limit is lower */
 	bool lossy_at_ceiling; /* level 0 lost even at max_period_ns */
 	bool confirm_failed;   /* a confirmation level ran out of back-offs */
+	uint32_t run_level;    /* the largest level with a recorded phase */
+	uint64_t run_lossy_ns; /* largest period that lost at run_level, 0 = none */
+};
+
+/* What a reader is told: the answer at the largest phase size that was run.
+ * A period that was loss-free only in smaller phases is not the answer; it
+ * is kept apart (smaller_*) so the report can say what the smaller phases
+ * showed. */
+struct rtb_irq_headline {
+	uint64_t phase_count;	    /* the largest phase size run; 0 = no phase ran */
+	bool found;		    /* a loss-free period at phase_count */
+	uint64_t period_ns;	    /* found: the smallest loss-free period at phase_count */
+	bool at_floor;		    /* found at the smallest period tried: the limit is lower */
+	uint64_t lossy_up_to_ns;    /* !found: the largest period that lost at phase_count */
+	bool smaller_found;	    /* !found: loss-free in smaller phases */
+	uint64_t smaller_period_ns; /* that period */
+	uint64_t smaller_count;	    /* and that phase size */
 };
 
 /* Start a search. Invalid settings are corrected: min >= 1, max >= min,
@@ -81,6 +100,9 @@ void rtb_irq_search_record(struct rtb_irq_search *s, uint64_t generated, uint64_
 
 /* End the search now (time budget used up), keeping what was found. */
 void rtb_irq_search_abort(struct rtb_irq_search *s);
+
+/* The headline of a finished (or aborted) search. */
+void rtb_irq_search_headline(const struct rtb_irq_search *s, struct rtb_irq_headline *h);
 
 /* "halving", "doubling", "bisecting", "confirming", "done". */
 const char *rtb_irq_stage_name(enum rtb_irq_stage stage);

@@ -66,11 +66,33 @@ struct rtb_timing {
 	uint64_t hz;		 /* counter ticks per second */
 	uint64_t overhead_ticks; /* minimum cost of one timestamp pair */
 	bool overhead_given;	 /* true: passed in, false: calibrated here */
+	/* The effective resolution: the counter moves in steps of step_ticks
+	 * (1 for a counter that can show any tick); see rtb_counter_step. */
+	uint64_t step_ticks;
 };
 extern struct rtb_timing rtb_timing;
 
 /* Minimum over `samples` back-to-back counter read pairs. */
 uint64_t rtb_timing_measure_overhead(uint32_t samples);
+
+/* What the counter's own steps are, measured: the smallest non-zero
+ * difference between two reads, and the greatest common divisor of all
+ * the non-zero differences seen (reads spaced by varying amounts of work,
+ * so that the differences are not all alike). A counter that moves in
+ * steps of 20 ticks shows a divisor of 20; one that can show any tick, 1.
+ * step_ticks is the divisor, or the port's declared step when the
+ * measurement could not see one (no non-zero difference). */
+struct rtb_counter_step {
+	uint64_t step_ticks;	 /* the effective step (>= 1) */
+	uint64_t gcd_ticks;	 /* measured divisor of the differences, 0 if none seen */
+	uint64_t min_diff_ticks; /* smallest non-zero difference, 0 if none seen */
+	uint64_t declared_ticks; /* the port's counter_step_ticks, 0 if none */
+	uint64_t diffs;		 /* non-zero differences seen */
+	bool agrees;		 /* no declaration, or the measured divisor is a multiple of it */
+};
+void rtb_counter_step_measure(uint32_t samples, struct rtb_counter_step *out);
+/* The greatest common divisor (0 and x give x). */
+uint64_t rtb_gcd_u64(uint64_t a, uint64_t b);
 uint64_t rtb_ticks_to_ns(uint64_t ticks);
 uint64_t rtb_ns_to_ticks(uint64_t ns);
 
@@ -346,7 +368,43 @@ struct rtb_scenario_id {
 	const char *label; /* classic label or NULL */
 };
 
-#define RTB_SCENARIO_IDS_MAX 6
+/* An option a scenario reads (rtb_ctx_count / _choice / _flag / _option):
+ * declared in its descriptor, listed by `rtbench-core list`, checked
+ * before the run (unknown keys and bad values are refused), and reading
+ * an undeclared one is reported as an error of the scenario. */
+enum rtb_option_kind {
+	RTB_OPT_COUNT = 0,  /* a whole number within [min, max] */
+	RTB_OPT_CHOICE = 1, /* one of `choices`, "a|b|c" (the first is the default) */
+	RTB_OPT_FLAG = 2,   /* 1/0, true/false, yes/no, on/off */
+};
+
+struct rtb_option_spec {
+	const char *key;
+	enum rtb_option_kind kind;
+	uint64_t min, max;   /* RTB_OPT_COUNT */
+	const char *choices; /* RTB_OPT_CHOICE */
+	const char *help;    /* one line */
+};
+
+#define RTB_OPT_N(k, lo, hi, h)                           \
+	{                                                 \
+		(k), RTB_OPT_COUNT, (lo), (hi), NULL, (h) \
+	}
+#define RTB_OPT_WORD(k, words, h)                       \
+	{                                               \
+		(k), RTB_OPT_CHOICE, 0, 0, (words), (h) \
+	}
+#define RTB_OPT_END                                   \
+	{                                             \
+		NULL, RTB_OPT_COUNT, 0, 0, NULL, NULL \
+	}
+
+/* Is `value` a valid value of `spec`? On false, `why` says why (one clause). */
+bool rtb_option_valid(const struct rtb_option_spec *spec, const char *value, char *why, size_t len);
+/* The scenario's declaration of `key`, or NULL. */
+const struct rtb_option_spec *rtb_option_find(const struct rtb_scenario *s, const char *key);
+
+#define RTB_SCENARIO_IDS_MAX 8
 
 struct rtb_scenario {
 	const char *name; /* run unit name: the first catalog id it covers */
@@ -355,6 +413,7 @@ struct rtb_scenario {
 	uint32_t estimate_ms[RTB_PROFILE_COUNT]; /* typical run time */
 	uint32_t deadline_ms[RTB_PROFILE_COUNT]; /* watchdog limit */
 	uint32_t caps;				 /* RTB_CAP_* it needs */
+	const struct rtb_option_spec *options;	 /* ends with RTB_OPT_END; may be NULL */
 	/* Returns RTB_OK, RTB_E_UNSUPPORTED (reason set) or another error. */
 	int (*run)(struct rtb_ctx *ctx);
 };

@@ -13,6 +13,10 @@
 
 uint64_t fake_counter;
 uint64_t fake_counter_step;
+uint64_t fake_counter_quantum;
+uint64_t fake_counter_jitter;
+uint64_t fake_counter_reads;
+uint64_t fake_counter_step_declared;
 char *fake_console;
 size_t fake_console_len;
 uint64_t fake_console_writes;
@@ -44,6 +48,10 @@ void fake_reset(void)
 {
 	fake_counter = 0;
 	fake_counter_step = 0;
+	fake_counter_quantum = 0;
+	fake_counter_jitter = 0;
+	fake_counter_reads = 0;
+	fake_counter_step_declared = 0;
 	fake_console_len = 0;
 	fake_console_writes = 0;
 	fake_yields = 0;
@@ -79,6 +87,7 @@ void rtb_port_fini(void)
 
 const struct rtb_port_info *rtb_port_info(void)
 {
+	info.counter_step_ticks = fake_counter_step_declared;
 	return &info;
 }
 

@@ -20,7 +20,11 @@ extern uint64_t fake_sleeps;	      /* rtb_port_sleep_ns() calls */
 extern void (*fake_sleep_hook)(void); /* run by each sleep, may be NULL */
 extern uint64_t fake_counter;	      /* next counter value */
 extern uint64_t fake_counter_step;    /* added after each counter read */
-extern int64_t fake_allocs_left;      /* allocations that succeed, then NULL; -1: all */
+extern uint64_t fake_counter_quantum; /* > 1: reads move in steps of this */
+extern uint64_t fake_counter_jitter;  /* > 0: 0 .. jitter-1 more per read */
+extern uint64_t fake_counter_reads;
+extern uint64_t fake_counter_step_declared; /* info->counter_step_ticks */
+extern int64_t fake_allocs_left;	    /* allocations that succeed, then NULL; -1: all */
 
 void fake_reset(void);
 void fake_set_caps(uint32_t caps);

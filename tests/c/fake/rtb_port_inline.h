@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Fake port for the core's unit tests: a scripted counter. Each read
- * returns fake_counter and then advances it by fake_counter_step.
+ * returns fake_counter (rounded down to a multiple of fake_counter_quantum
+ * when that is above 1, like a counter that moves in steps) and then
+ * advances it by fake_counter_step plus, when fake_counter_jitter is above
+ * 0, a pseudo-random 0 .. jitter-1.
  */
 #ifndef RTB_PORT_INLINE_H
 #define RTB_PORT_INLINE_H
@@ -10,13 +13,18 @@
 
 extern uint64_t fake_counter;
 extern uint64_t fake_counter_step;
+extern uint64_t fake_counter_quantum;
+extern uint64_t fake_counter_jitter;
+extern uint64_t fake_counter_reads;
 
 static inline uint64_t rtb_port_counter_read(void)
 {
 	uint64_t v = fake_counter;
 
 	fake_counter += fake_counter_step;
-	return v;
+	if (fake_counter_jitter > 0)
+		fake_counter += (++fake_counter_reads * 2654435761u >> 7) % fake_counter_jitter;
+	return fake_counter_quantum > 1 ? v - v % fake_counter_quantum : v;
 }
 
 #endif

@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * TM (Thread-Metric): the worker threads and the interrupt handler of each
+ * test, and the table that describes the tests. The controller that runs
+ * them, and the design, are in tm.c.
+ */
+#include "tm.h"
+
+/* ---- workers -------------------------------------------------------------- */
+
+static bool tm_should_stop(struct tm_run *run, uint32_t turns)
+{
+	if (run->stop)
+		return true;
+	return (turns & TM_CHECK_MASK) == 0 && rtb_port_counter_read() >= run->end_ticks;
+}
+
+static void tm_fail(struct tm_run *run, int rc)
+{
+	if (run->err == RTB_OK)
+		run->err = rc;
+}
+
+static void basic_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+
+	for (uint32_t n = 1;; n++) {
+		for (uint32_t i = 0; i < TM_BASIC_WORDS; i++)
+			run->words[i] = (run->words[i] + n) ^ run->words[i];
+		run->raw[w->index] = n;
+		if (tm_should_stop(run, n))
+			break;
+	}
+	w->done = 1;
+}
+
+static void coop_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+
+	for (uint32_t n = 1;; n++) {
+		run->raw[w->index] = n;
+		if (tm_should_stop(run, n))
+			break;
+		/* the unfair variant: thread 0 relinquishes every second turn */
+		if (!(run->unfair && w->index == 0 && (n & 1u) != 0))
+			rtb_port_thread_yield();
+	}
+	w->done = 1;
+}
+
+static void chain_low_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+
+	for (uint32_t n = 1;; n++) {
+		int rc = rtb_port_thread_resume(run->w[1].thread);
+		if (rc != RTB_OK) {
+			tm_fail(run, rc);
+			break;
+		}
+		run->raw[0] = n;
+		if (tm_should_stop(run, n))
+			break;
+	}
+	w->done = 1;
+}
+
+static void chain_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+	uint32_t k = w->index;
+
+	for (uint32_t n = 1;; n++) {
+		int rc = rtb_port_thread_suspend_self();
+		if (rc != RTB_OK || run->stop) {
+			if (rc != RTB_OK)
+				tm_fail(run, rc);
+			break;
+		}
+		/* the unfair variant: thread 2 resumes thread 3 every second time */
+		if (k + 1 < TM_CHAIN && !(run->unfair && k == 2 && (n & 1u) != 0))
+			rc = rtb_port_thread_resume(run->w[k + 1].thread);
+		if (rc != RTB_OK) {
+			tm_fail(run, rc);
+			break;
+		}
+		run->raw[k] = n;
+	}
+	w->done = 1;
+}
+
+void rtb_tm_handler(void *arg)
+{
+	struct tm_run *run = arg;
+
+	run->raw[TM_C_HANDLED]++;
+	int rc = rtb_port_sem_signal_from_irq(run->sem);
+	if (rc != RTB_OK)
+		tm_fail(run, rc);
+}
+
+static void irq_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+	uint32_t n = 0;
+
+	for (uint32_t i = 1;; i++) {
+		int rc = rtb_port_irq_fire(run->irq, 0);
+		if (rc == RTB_OK)
+			rc = rtb_port_sem_timedwait(run->sem, TM_HANDOFF_TIMEOUT_NS);
+		if (run->stop)
+			break;
+		if (rc == RTB_E_TIMEOUT) {
+			run->raw[TM_C_LOST]++;
+		} else if (rc != RTB_OK) {
+			tm_fail(run, rc);
+			break;
+		} else {
+			run->raw[0] = ++n;
+		}
+		if (tm_should_stop(run, i))
+			break;
+	}
+	w->done = 1;
+}
+
+static void irqp_low_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+	uint64_t timeout = rtb_ns_to_ticks(TM_HANDOFF_TIMEOUT_NS);
+	uint32_t n = 0;
+
+	for (uint32_t i = 1;; i++) {
+		uint32_t before = run->raw[1];
+		int rc = rtb_port_irq_fire(run->irq, 0);
+		if (rc != RTB_OK) {
+			tm_fail(run, rc);
+			break;
+		}
+		/* Where the interrupt is taken at once, the handler and the
+		 * woken thread have run before fire returns. Where it comes a
+		 * little later (a POSIX timer signal), wait for it, bounded. */
+		if (run->raw[1] == before) {
+			uint64_t end = rtb_port_counter_read() + timeout;
+			while (run->raw[1] == before && !run->stop && rtb_port_counter_read() < end)
+				rtb_port_cpu_relax();
+		}
+		if (run->raw[1] != before)
+			run->raw[0] = ++n;
+		else if (!run->stop)
+			run->raw[TM_C_LOST]++;
+		if (tm_should_stop(run, i))
+			break;
+	}
+	w->done = 1;
+}
+
+static void irqp_high_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+
+	for (uint32_t n = 1;; n++) {
+		int rc = rtb_port_sem_wait(run->sem);
+		if (rc != RTB_OK || run->stop) {
+			if (rc != RTB_OK)
+				tm_fail(run, rc);
+			break;
+		}
+		run->raw[1] = n;
+	}
+	w->done = 1;
+}
+
+static void msg_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+	uint32_t out[TM_MSG_BYTES / 4], in[TM_MSG_BYTES / 4];
+
+	for (uint32_t n = 1;; n++) {
+		for (uint32_t k = 0; k < TM_MSG_BYTES / 4; k++)
+			out[k] = n ^ (k * 0x9e3779b9u);
+		int rc = rtb_port_mq_send(run->mq, out, TM_MSG_BYTES);
+		if (rc == RTB_OK)
+			rc = rtb_port_mq_receive(run->mq, in, TM_MSG_BYTES);
+		if (rc != RTB_OK) {
+			tm_fail(run, rc);
+			break;
+		}
+		for (uint32_t k = 0; k < TM_MSG_BYTES / 4; k++) {
+			if (in[k] != out[k]) {
+				run->raw[TM_C_BAD]++;
+				break;
+			}
+		}
+		run->raw[0] = n;
+		if (tm_should_stop(run, n))
+			break;
+	}
+	w->done = 1;
+}
+
+static void sync_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+
+	for (uint32_t n = 1;; n++) {
+		int rc = rtb_port_sem_wait(run->sem);
+		if (rc == RTB_OK)
+			rc = rtb_port_sem_signal(run->sem);
+		if (rc != RTB_OK) {
+			tm_fail(run, rc);
+			break;
+		}
+		run->raw[0] = n;
+		if (tm_should_stop(run, n))
+			break;
+	}
+	w->done = 1;
+}
+
+static void mem_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+
+	for (uint32_t n = 1;; n++) {
+		void *p = rtb_port_mem_alloc(TM_MEM_BYTES);
+		if (p == NULL) {
+			tm_fail(run, RTB_E_NOMEM);
+			break;
+		}
+		rtb_port_mem_free(p);
+		run->raw[0] = n;
+		if (tm_should_stop(run, n))
+			break;
+	}
+	w->done = 1;
+}
+
+const struct tm_def rtb_tm_defs[TM_TESTS] = {
+	[TM_BASIC] = {.id = "tm.basic",
+		      .title = "Thread-Metric basic processing: passes over a 1024-word array per "
+			       "second",
+		      .nworkers = 1,
+		      .fn = {basic_main},
+		      .prio = {1},
+		      .ops_mask = 1u << 0,
+		      .sem_initial = -1},
+	[TM_COOP] = {.id = "tm.coop",
+		     .title = "Thread-Metric cooperative scheduling: turns of 5 equal-priority "
+			      "threads relinquishing in turn, per second",
+		     .nworkers = 5,
+		     .fn = {coop_main, coop_main, coop_main, coop_main, coop_main},
+		     .prio = {1, 1, 1, 1, 1},
+		     .ops_mask = 0x1fu,
+		     .sem_initial = -1,
+		     .fairness = true},
+	[TM_PREEMPT] = {.id = "tm.preempt",
+			.title = "Thread-Metric preemptive scheduling: thread runs of a resume and "
+				 "suspend chain over 5 priorities, per second",
+			.nworkers = TM_CHAIN,
+			.fn = {chain_low_main, chain_main, chain_main, chain_main, chain_main},
+			.prio = {1, 2, 3, 4, 5},
+			.ops_mask = 0x1fu,
+			.sem_initial = -1,
+			.chain = true,
+			.fairness = true},
+	[TM_IRQ] = {.id = "tm.irq",
+		    .title = "Thread-Metric interrupt processing: interrupt handler to thread "
+			     "hand-offs through a semaphore, per second",
+		    .nworkers = 1,
+		    .fn = {irq_main},
+		    .prio = {1},
+		    .ops_mask = 1u << 0,
+		    .sem_initial = 0,
+		    .irq = true,
+		    .caps = RTB_CAP_IRQ,
+		    .needs = "the port has no interrupt source"},
+	[TM_IRQ_PREEMPT] = {.id = "tm.irq_preempt",
+			    .title = "Thread-Metric interrupt preemption processing: interrupt "
+				     "handler wake-ups of a higher-priority thread, per second",
+			    .nworkers = 2,
+			    .fn = {irqp_low_main, irqp_high_main},
+			    .prio = {1, 2},
+			    .ops_mask = 1u << 1,
+			    .sem_initial = 0,
+			    .irq = true,
+			    .caps = RTB_CAP_IRQ,
+			    .needs = "the port has no interrupt source"},
+	[TM_MSG] = {.id = "tm.msg",
+		    .title = "Thread-Metric message processing: 16-byte send and receive pairs "
+			     "per second",
+		    .nworkers = 1,
+		    .fn = {msg_main},
+		    .prio = {1},
+		    .ops_mask = 1u << 0,
+		    .sem_initial = -1,
+		    .mq = true,
+		    .caps = RTB_CAP_MQ,
+		    .needs = "the port has no message queues"},
+	[TM_SYNC] = {.id = "tm.sync",
+		     .title = "Thread-Metric synchronization processing: semaphore get and put "
+			      "pairs per second",
+		     .nworkers = 1,
+		     .fn = {sync_main},
+		     .prio = {1},
+		     .ops_mask = 1u << 0,
+		     .sem_initial = 1},
+	[TM_MEM] = {.id = "tm.mem",
+		    .title = "Thread-Metric memory allocation: 128-byte allocate and free pairs "
+			     "per second",
+		    .nworkers = 1,
+		    .fn = {mem_main},
+		    .prio = {1},
+		    .ops_mask = 1u << 0,
+		    .sem_initial = -1},
+};

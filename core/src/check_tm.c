@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Decisions of the Thread-Metric fairness checks (see rtb/check_tm.h). */
+#include "rtb/check_tm.h"
+
+static bool malformed(const uint64_t *counts, uint32_t nthreads, uint32_t nperiods, char *reason,
+		      size_t len)
+{
+	if (counts == NULL || nperiods == 0) {
+		rtb_fmt(reason, len, "no period was observed: nothing to judge");
+		return true;
+	}
+	if (nthreads < 2 || nthreads > RTB_TM_THREADS_MAX) {
+		rtb_fmt(reason, len, "%u threads observed: the check needs 2 to %u", nthreads,
+			RTB_TM_THREADS_MAX);
+		return true;
+	}
+	return false;
+}
+
+/* The thread of the last period with the fewest turns, if below the
+ * minimum: the run was too short (or the threads too starved) to judge. */
+static bool too_few_turns(const uint64_t *counts, uint32_t nthreads, uint32_t nperiods,
+			  char *reason, size_t len)
+{
+	const uint64_t *c = counts + (size_t)(nperiods - 1) * nthreads;
+	uint32_t low = 0;
+
+	for (uint32_t i = 1; i < nthreads; i++) {
+		if (c[i] < c[low])
+			low = i;
+	}
+	if (c[low] >= RTB_TM_MIN_TURNS)
+		return false;
+	rtb_fmt(reason, len, "thread %u completed only %llu turns by the end: too few to judge",
+		low, (unsigned long long)c[low]);
+	return true;
+}
+
+enum rtb_outcome rtb_check_tm_coop(const uint64_t *counts, uint32_t nthreads, uint32_t nperiods,
+				   char *reason, size_t reason_len)
+{
+	if (malformed(counts, nthreads, nperiods, reason, reason_len))
+		return RTB_INCONCLUSIVE;
+	for (uint32_t p = 0; p < nperiods; p++) {
+		const uint64_t *c = counts + (size_t)p * nthreads;
+		uint32_t low = 0, high = 0;
+		for (uint32_t i = 1; i < nthreads; i++) {
+			if (c[i] < c[low])
+				low = i;
+			if (c[i] > c[high])
+				high = i;
+		}
+		if (c[high] - c[low] > 1) {
+			rtb_fmt(reason, reason_len,
+				"period %u: thread %u had %llu turns and thread %u %llu: more than "
+				"1 "
+				"apart, the threads did not take turns",
+				p + 1, high, (unsigned long long)c[high], low,
+				(unsigned long long)c[low]);
+			return RTB_FAIL;
+		}
+	}
+	if (too_few_turns(counts, nthreads, nperiods, reason, reason_len))
+		return RTB_INCONCLUSIVE;
+	rtb_fmt(reason, reason_len,
+		"at the end of each of the %u periods every thread's count was within 1 of the "
+		"others'",
+		nperiods);
+	return RTB_PASS;
+}
+
+enum rtb_outcome rtb_check_tm_chain(const uint64_t *counts, uint32_t nthreads, uint32_t nperiods,
+				    char *reason, size_t reason_len)
+{
+	if (malformed(counts, nthreads, nperiods, reason, reason_len))
+		return RTB_INCONCLUSIVE;
+	for (uint32_t p = 0; p < nperiods; p++) {
+		const uint64_t *c = counts + (size_t)p * nthreads;
+		for (uint32_t k = 0; k + 1 < nthreads; k++) {
+			if (c[k] > c[k + 1]) {
+				rtb_fmt(reason, reason_len,
+					"period %u: thread %u ran %llu times but thread %u, which "
+					"it "
+					"resumes, only %llu: a resume did not run the "
+					"higher-priority "
+					"thread",
+					p + 1, k, (unsigned long long)c[k], k + 1,
+					(unsigned long long)c[k + 1]);
+				return RTB_FAIL;
+			}
+		}
+		/* non-decreasing from here: the spread is highest - lowest */
+		uint64_t spread = c[nthreads - 1] - c[0];
+		if (spread > 1) {
+			rtb_fmt(reason, reason_len,
+				"period %u: the highest thread ran %llu times and the lowest %llu: "
+				"more than 1 apart, the chain did not run every thread once per "
+				"pass",
+				p + 1, (unsigned long long)c[nthreads - 1],
+				(unsigned long long)c[0]);
+			return RTB_FAIL;
+		}
+	}
+	if (too_few_turns(counts, nthreads, nperiods, reason, reason_len))
+		return RTB_INCONCLUSIVE;
+	rtb_fmt(reason, reason_len,
+		"at the end of each of the %u periods every thread of the chain had run as often "
+		"as "
+		"the one below it or once more, and all within 1",
+		nperiods);
+	return RTB_PASS;
+}
+
+void rtb_tm_counts_text(char *buf, size_t len, const uint64_t *counts, uint32_t nthreads)
+{
+	size_t used = 0;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < nthreads && used + 1 < len; i++)
+		used += rtb_fmt(buf + used, len - used, i == 0 ? "%llu" : " %llu",
+				(unsigned long long)counts[i]);
+}
