@@ -82,11 +82,15 @@ def test_histogram_chart_uses_a_log_count_axis() -> None:
 
 
 def test_spark_bar_positions_on_a_log_scale() -> None:
-    bar = svg.spark_bar(10.0, 1000.0, 4, "tip")
+    bar = svg.spark_bar(10.0, 1000.0, 4, "scale")
     # 100 wide with 4 of padding: 10x sits a quarter in, 1000x three quarters.
     assert 'd="M4 5H27"' in bar
     assert 'cx="73"' in bar
-    assert svg.spark_bar(None, None, 3, "t").count("<circle") == 0
+    assert '<use href="#scale"/>' in bar
+    assert svg.spark_bar(None, None, 3, "scale").count("<circle") == 0
+    shared = svg.spark_scale(4, "scale")
+    assert 'id="scale"' in shared and 'd="M27 2V8M50 2V8M73 2V8"' in shared
+    assert 'stroke="' in shared  # colours travel with the shared copy
 
 
 def test_ratio_decades() -> None:

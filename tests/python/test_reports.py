@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Terminal and HTML reports from fixtures."""
 
+import dataclasses
 import random
 import re
 from pathlib import Path
@@ -224,8 +225,14 @@ def test_html_charts_render_as_well_formed_svg() -> None:
     assert len(svgs) > 20
     for svg in svgs:
         root = ElementTree.fromstring(svg)
-        assert root.get("viewBox")
-        assert root.find("title") is not None
+        if root.get("class") == "chart":
+            assert root.get("viewBox")
+            assert root.find("title") is not None
+        elif root.get("class") == "spark":
+            assert root.get("viewBox")
+            assert root.find("use") is not None
+        else:  # the summary bars' shared track, drawn once
+            assert root.get("width") == "0"
     for title in (
         "Switch time against the number of threads",
         "Release time against the number of waiters still blocked",
@@ -253,3 +260,21 @@ def test_html_page_does_not_grow_with_the_samples() -> None:
     # Series are drawn per pixel column: twenty times the samples, about the same page.
     assert large < small * 1.1
     assert large < 200_000
+
+
+def test_html_page_keeps_to_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = FIXTURES / "results-charts"
+    doc = results.load(base)
+    series = {sf.path: results.read_samples(base, sf) for s in doc.scenarios for sf in s.samples}
+    many = tuple(
+        dataclasses.replace(o, name=f"{o.name}.copy{i}") for i in range(4) for o in doc.scenarios
+    )
+    big = dataclasses.replace(doc, scenarios=many)
+    monkeypatch.setattr(html, "PAGE_BUDGET_BYTES", 10**9)
+    unbounded = html.render(big, series)
+    monkeypatch.setattr(html, "PAGE_BUDGET_BYTES", len(unbounded) - 20_000)
+    page = html.render(big, series)
+    # Fewer pixel columns per diagram bring the page under its budget, and every
+    # diagram is still there.
+    assert len(page.encode()) <= len(unbounded) - 20_000
+    assert page.count('<svg class="chart"') == unbounded.count('<svg class="chart"') > 80

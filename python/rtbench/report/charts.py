@@ -74,10 +74,13 @@ def _wide(lo: float, hi: float) -> bool:
     return lo > 0 and hi / lo > 20
 
 
+MIN_COLUMNS = 40
+
+
 def detail(metric_count: int) -> int:
     """Pixel columns per chart for a report of `metric_count` metrics: fewer when
     there are many, so the page stays small (the CSV files keep every sample)."""
-    return 130 if metric_count <= 50 else 90
+    return min(max(6000 // max(metric_count, 1), 60), 130)
 
 
 def histogram(m: MetricSummary, columns: int = 130) -> str | None:

@@ -56,6 +56,9 @@ from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
 
 _LONG_TABLE_ROWS = 16
+# A report stays well under half a megabyte, so it opens at once and can be mailed.
+PAGE_BUDGET_BYTES = 420_000
+_SPARK_SCALE = "spark-scale"
 _REASON_WIDTH = 150
 
 
@@ -74,17 +77,23 @@ def render(doc: ResultsDocument, series: Mapping[str, Sequence[float]]) -> str:
         parts.append(f'<p class="banner">Incomplete run ({why}): only what was measured '
                      "before it stopped is here.</p>")  # fmt: skip
     parts.append(_first_screen(doc))
-    columns = charts.detail(len(summary_rows(doc)))
-    for code, outcomes in families:
-        parts.append(_family_section(code, outcomes, series, columns))
-    parts.append(_not_implemented(doc))
-    parts.append(_run_section(doc))
-    parts.append(
+    tail = [
+        _not_implemented(doc),
+        _run_section(doc),
         f"<footer>Written by rtbench {esc(doc.rtbench_version)} (results schema version 1). "
         "Raw samples: the CSV files in samples/ beside this page; every record: "
-        "results.json.</footer>"
-    )
-    return shell(f"rtbench report {run.id}", "\n".join(p for p in parts if p))
+        "results.json.</footer>",
+    ]
+    # The diagrams take what the page budget leaves: fewer pixel columns per chart
+    # when a run has many metrics (the CSV files keep every sample).
+    columns = charts.detail(len(summary_rows(doc)))
+    while True:
+        sections = [_family_section(code, group, series, columns) for code, group in families]
+        page = shell(f"rtbench report {run.id}", "\n".join(p for p in parts + sections + tail if p))
+        size = len(page.encode())
+        if size <= PAGE_BUDGET_BYTES or columns <= charts.MIN_COLUMNS:
+            return page
+        columns = max(int(columns * PAGE_BUDGET_BYTES / size * 0.9), charts.MIN_COLUMNS)
 
 
 # ---- the first screen ------------------------------------------------------
@@ -342,7 +351,8 @@ def _summary_table(doc: ResultsDocument) -> str:
         '<p class="small muted">One line per metric. A maximum is the worst single sample '
         "of this run, not a bound. Bar: median at the left end, thick to p99, dot at the "
         "max; ticks every factor of ten.</p>"
-        f'<div class="scroll"><table class="tbl stack">{head}{"".join(out)}</table></div>'
+        + svgs.spark_scale(decades, _SPARK_SCALE)
+        + f'<div class="scroll"><table class="tbl stack sum">{head}{"".join(out)}</table></div>'
         "</section>"
     )
 
@@ -350,18 +360,17 @@ def _summary_table(doc: ResultsDocument) -> str:
 def _summary_line(r: SummaryRow, decades: int) -> str:
     m = r.metric
     rp, rm = p99_ratio(m), max_ratio(m)
+    bar = ""
     if rm is not None:
-        tip = f"p99 = {format_ratio(rp)} median, max = {format_ratio(rm)} median"
-        bar = svgs.spark_bar(rp, rm, decades, tip) + f" {esc(format_ratio(rm))}"
-    else:
-        bar = ""
+        bar = svgs.spark_bar(rp, rm, decades, _SPARK_SCALE) + f" {esc(format_ratio(rm))}"
+    # Columns 4 to 6 are numbers and are named on a phone (class `sum`, page.CSS).
     return (
         f'<tr><td class="nw">{esc(r.label)}</td>'
         f'<td class="grow"><a href="#{r.anchor}">{esc(r.name)}</a></td>'
         f'<td class="n narrow-hide">{m.count:,}</td>'
-        f'<td class="n" data-k="med">{esc(format_value(m, m.p50))}</td>'
-        f'<td class="n" data-k="p99">{esc(format_value(m, m.p99))}</td>'
-        f'<td class="n" data-k="max">{esc(format_value(m, m.max))}</td>'
+        f'<td class="n">{esc(format_value(m, m.p50))}</td>'
+        f'<td class="n">{esc(format_value(m, m.p99))}</td>'
+        f'<td class="n">{esc(format_value(m, m.max))}</td>'
         f'<td class="nw">{bar}</td></tr>'
     )
 
@@ -478,7 +487,7 @@ def _metric_block(
     where = f" Raw data: {sf.path}." if sf is not None else ""
     tick = (
         charts.tick_diagram(outcome, m, values)
-        if outcome.name == "clk.tick.duration" and m.metric == "loop"
+        if m.scenario == "clk.tick.duration" and m.metric == "loop"
         else None
     )
     drawn = charts.series(m, values, columns)

@@ -19,7 +19,8 @@ Class names used by the style sheet:
   row), `.narrow-hide` (columns hidden on a phone);
 - charts (see `rtbench.report.svg`): `svg.chart`, `svg.spark`, `.k0` to `.k4`
   (series colours, also for legend keys `span.key`), `.ax`, `.gr`, `.tk`,
-  `.ttl`, `.mark`, `.ref`, `.xl` and `.yl` (tick labels).
+  `.ttl`, `.mark`, `.ref`, `.xl` and `.yl` (groups of tick labels), `.xt` and
+  `.yt` (axis titles).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ vertical-align:top;text-align:left}
 table.tbl th{background:var(--bg2);font-weight:600;white-space:nowrap}
 table.tbl td.n,table.num td{text-align:right;font-variant-numeric:tabular-nums;
 white-space:nowrap}table.num td.t{text-align:left;white-space:normal}
+table.sum th:nth-child(n+3):nth-child(-n+6){text-align:right}
 table.tbl tr.grp td{background:#fafbfc;font-weight:600;padding-top:.45rem}
 table.kv th{text-align:left;width:1%}
 .badge{display:inline-block;font-weight:700;font-size:.78rem;padding:.05rem .4rem;
@@ -75,8 +77,8 @@ border-radius:.25rem;color:#fff;white-space:nowrap}
 figure{margin:0;flex:1 1 28rem;max-width:40rem;min-width:0}
 figcaption{font-size:.82rem;color:var(--muted)}
 svg.chart{width:100%;height:auto;display:block;background:#fcfcfd;border:1px solid #e6e9ed}
-svg.chart text{font-size:11px;fill:#333;font-family:inherit}svg .xl{text-anchor:middle}
-svg .yl{text-anchor:end}
+svg.chart text{font-size:11px;fill:#333;font-family:inherit}svg .xl,svg .xt,svg .yt{
+text-anchor:middle}svg .yl{text-anchor:end}
 svg.chart .ttl{font-size:11px;fill:var(--muted)}
 svg.chart .ax{stroke:#8a929c;fill:none}svg.chart .gr{stroke:#eceff3;fill:none}
 svg.chart .tk{stroke:#8a929c}svg.chart .ref{stroke:#8a929c;stroke-dasharray:4 3;fill:none}
@@ -89,7 +91,6 @@ svg.chart .ref.k1,svg.chart .ref.k2{stroke-dasharray:2 5;opacity:.8}
 svg.chart .ref.k1{stroke:var(--k1)}svg.chart .ref.k2{stroke:var(--k2)}
 svg .pt{stroke:none}svg .mark{stroke:none}
 svg.spark{width:7.5rem;height:.9rem;vertical-align:middle;display:inline-block}
-svg.spark .track{stroke:var(--line);stroke-width:2}svg.spark .tick{stroke:#b9c0c8}
 svg.spark .p99{stroke:var(--k0);stroke-width:5}svg.spark .max{fill:var(--k3)}
 span.key{display:inline-block;width:.8rem;height:.55rem;margin:0 .25rem 0 .6rem;
 border-radius:.1rem}
@@ -110,7 +111,10 @@ border-bottom:1px solid var(--line);padding:.15rem 0}
 table.stack td{border:0;padding:.05rem 0}table.stack td.n{text-align:left}
 table.stack td.full{flex-basis:100%}table.stack td.grow{flex:1 1 70%}
 table.stack tr.grp td{background:none;padding-top:.4rem}
-table.stack td[data-k]::before{content:attr(data-k) " ";color:var(--muted);font-size:.75rem}
+table.stack td[data-k]::before,table.sum td:nth-child(n+4):nth-child(-n+6)::before{
+color:var(--muted);font-size:.75rem}table.stack td[data-k]::before{content:attr(data-k) " "}
+table.sum td:nth-child(4)::before{content:"med "}table.sum td:nth-child(5)::before{
+content:"p99 "}table.sum td:nth-child(6)::before{content:"max "}
 .facts{grid-template-columns:1fr 1fr;gap:.2rem .6rem}}
 @media print{nav.toc{display:none}body{max-width:none}}
 """

@@ -141,34 +141,31 @@ class Frame:
         x_ticks: Sequence[float] | None = None,
         y_ticks: Sequence[float] | None = None,
     ) -> str:
-        """Grid lines, tick labels, axis lines and titles."""
-        parts: list[str] = []
+        """Grid lines, tick labels, axis lines and titles (whole pixels: small)."""
+        y_labels: list[str] = []
+        x_labels: list[str] = []
         grid: list[str] = []
+        x_end, y_end = round(self.x_end), round(self.y_end)
         for v in self.y.ticks() if y_ticks is None else y_ticks:
-            y = self.py(v)
-            if self.top - 0.5 <= y <= self.y_end + 0.5:
-                grid.append(f"M{self.left} {_n(y)}H{_n(self.x_end)}")
-                parts.append(
-                    f'<text class="yl" x="{self.left - 5}" y="{_n(y + 4)}">{_e(y_fmt(v))}</text>'
-                )
+            y = round(self.py(v))
+            if self.top - 1 <= y <= y_end + 1:
+                grid.append(f"M{self.left} {y}H{x_end}")
+                y_labels.append(f'<text x="{self.left - 5}" y="{y + 4}">{_e(y_fmt(v))}</text>')
         for v in self.x.ticks() if x_ticks is None else x_ticks:
-            x = self.px(v)
-            if self.left - 0.5 <= x <= self.x_end + 0.5:
-                grid.append(f"M{_n(x)} {self.top}V{_n(self.y_end)}")
-                parts.append(
-                    f'<text class="xl" x="{_n(x)}" y="{_n(self.y_end + 15)}">{_e(x_fmt(v))}</text>'
-                )
-        lines = (
+            x = round(self.px(v))
+            if self.left - 1 <= x <= x_end + 1:
+                grid.append(f"M{x} {self.top}V{y_end}")
+                x_labels.append(f'<text x="{x}" y="{y_end + 15}">{_e(x_fmt(v))}</text>')
+        middle = round(self.top + self.plot_h / 2)
+        return (
             f'<path class="gr" d="{"".join(grid)}"/>'
-            f'<path class="ax" d="M{self.left} {self.top}V{_n(self.y_end)}H{_n(self.x_end)}"/>'
+            f'<path class="ax" d="M{self.left} {self.top}V{y_end}H{x_end}"/>'
+            f'<g class="yl">{"".join(y_labels)}</g><g class="xl">{"".join(x_labels)}</g>'
+            f'<text class="ttl xt" x="{round(self.left + self.plot_w / 2)}" '
+            f'y="{self.height - 4}">{_e(x_title)}</text>'
+            f'<text class="ttl yt" transform="translate(12 {middle})rotate(-90)">'
+            f"{_e(y_title)}</text>"
         )
-        titles = (
-            f'<text class="ttl" x="{_n(self.left + self.plot_w / 2)}" y="{self.height - 4}" '
-            f'text-anchor="middle">{_e(x_title)}</text>'
-            f'<text class="ttl" x="12" y="{_n(self.top + self.plot_h / 2)}" text-anchor="middle" '
-            f'transform="rotate(-90 12 {_n(self.top + self.plot_h / 2)})">{_e(y_title)}</text>'
-        )
-        return lines + "".join(parts) + titles
 
     def svg(self, body: str, title: str) -> str:
         """The chart element (accessible name: `title`)."""
@@ -484,23 +481,36 @@ def grouped_bars_chart(
     return frame.svg(body + "".join(labels), title)
 
 
-def spark_bar(ratio_p99: float | None, ratio_max: float | None, decades: int, tip: str) -> str:
-    """A small inline bar on a log scale from 1x to 10^decades x: a thick stroke
-    to p99 / median and a dot at max / median, with a tick at every decade."""
-    w, h = 100.0, 10.0
-    pad = 4.0
+SPARK_W, SPARK_H, SPARK_PAD = 100.0, 10.0, 4.0
 
-    def xpos(ratio: float) -> float:
-        f = math.log10(max(ratio, 1.0)) / decades if decades > 0 else 0.0
-        return pad + min(f, 1.0) * (w - 2 * pad)
 
-    ticks = "".join(f"M{_n(xpos(10.0**d))} 2V8" for d in range(1, decades))
-    body = f'<path class="track" d="M{_n(pad)} 5H{_n(w - pad)}"/><path class="tick" d="{ticks}"/>'
-    if ratio_p99 is not None:
-        body += f'<path class="p99" d="M{_n(pad)} 5H{_n(max(xpos(ratio_p99), pad + 1))}"/>'
-    if ratio_max is not None:
-        body += f'<circle class="max" cx="{_n(xpos(ratio_max))}" cy="5" r="3.2"/>'
+def _spark_x(ratio: float, decades: int) -> float:
+    f = math.log10(max(ratio, 1.0)) / decades if decades > 0 else 0.0
+    return SPARK_PAD + min(f, 1.0) * (SPARK_W - 2 * SPARK_PAD)
+
+
+def spark_scale(decades: int, ident: str) -> str:
+    """The track and decade ticks every `spark_bar` of a table shares, drawn once
+    (an invisible SVG holding them under the id `ident`; their colours are
+    attributes, since a used copy does not match the page's selectors)."""
+    ticks = "".join(f"M{_n(_spark_x(10.0**d, decades))} 2V8" for d in range(1, decades))
     return (
-        f'<svg class="spark" viewBox="0 0 {_n(w)} {_n(h)}" role="img">'
-        f"<title>{_e(tip)}</title>{body}</svg>"
+        '<svg width="0" height="0" style="position:absolute" aria-hidden="true"><defs>'
+        f'<g id="{_e(ident)}">'
+        f'<path stroke="#d5d9df" stroke-width="2" '
+        f'd="M{_n(SPARK_PAD)} 5H{_n(SPARK_W - SPARK_PAD)}"/>'
+        f'<path stroke="#b9c0c8" d="{ticks}"/></g></defs></svg>'
     )
+
+
+def spark_bar(ratio_p99: float | None, ratio_max: float | None, decades: int, scale: str) -> str:
+    """A small inline bar on a log scale from 1x to 10^decades x: a thick stroke
+    to p99 / median and a dot at max / median, over the track and ticks that
+    `spark_scale` drew under the id `scale`."""
+    body = f'<use href="#{_e(scale)}"/>'
+    if ratio_p99 is not None:
+        end = max(_spark_x(ratio_p99, decades), SPARK_PAD + 1)
+        body += f'<path class="p99" d="M{_n(SPARK_PAD)} 5H{_n(end)}"/>'
+    if ratio_max is not None:
+        body += f'<circle class="max" cx="{_n(_spark_x(ratio_max, decades))}" cy="5" r="3.2"/>'
+    return f'<svg class="spark" viewBox="0 0 {_n(SPARK_W)} {_n(SPARK_H)}">{body}</svg>'
