@@ -280,17 +280,22 @@ def format_value(metric: MetricSummary, value: float | None) -> str:
 
 
 def max_ratio(metric: MetricSummary) -> float | None:
-    """max / median, when both are positive and there are several samples (how far
-    the worst sample is from the typical)."""
-    if metric.p50 is None or metric.max is None or metric.p50 <= 0 or metric.count < 2:
+    """max / median of a time, when both are positive and there are several samples
+    (how far the worst sample is from the typical)."""
+    if not _tail_makes_sense(metric) or metric.p50 is None or metric.max is None:
         return None
     return metric.max / metric.p50
 
 
 def p99_ratio(metric: MetricSummary) -> float | None:
-    if metric.p50 is None or metric.p99 is None or metric.p50 <= 0 or metric.count < 2:
+    if not _tail_makes_sense(metric) or metric.p50 is None or metric.p99 is None:
         return None
     return metric.p99 / metric.p50
+
+
+def _tail_makes_sense(metric: MetricSummary) -> bool:
+    # A latency's tail: not a throughput's best period, not a single sample.
+    return units.is_time(metric.unit) and metric.count > 1 and (metric.p50 or 0) > 0
 
 
 def format_ratio(ratio: float | None) -> str:
@@ -357,15 +362,15 @@ class Sweep:
     points: tuple[tuple[float, MetricSummary], ...]
 
 
-def sweeps(metrics: Sequence[MetricSummary]) -> list[Sweep]:
-    """Groups of at least three metrics with the same scenario and metric name whose
-    parameters differ in exactly one numeric key."""
+def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
+    """Groups of at least `minimum` metrics with the same scenario and metric name
+    whose parameters differ in exactly one numeric key."""
     groups: dict[tuple[str, str], list[MetricSummary]] = {}
     for m in metrics:
         groups.setdefault((m.scenario, m.metric), []).append(m)
     out: list[Sweep] = []
     for (scenario, metric), group in groups.items():
-        if len(group) < 3:
+        if len(group) < minimum:
             continue
         keys = set(group[0].params)
         if any(set(m.params) != keys for m in group):

@@ -500,7 +500,7 @@ def _summary_results(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
 def _result_lines(outcome: ScenarioOutcome) -> list[list[str]]:
     metrics = outcome.metrics()
     names = metric_display_names(outcome, metrics)
-    grouped = {id(m): sw for sw in sweeps(metrics) for _x, m in sw.points}
+    grouped = {id(m): sw for sw in sweeps(metrics, minimum=2) for _x, m in sw.points}
     lines: list[list[str]] = []
     done: set[int] = set()
     for m, name in zip(metrics, names, strict=True):
