@@ -33,6 +33,13 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v clang-14 >/dev/null 2>&1; then
 		missing="$missing clang-14 libclang-rt-14-dev"
 	fi
+	# The browser tests open the HTML report in headless Chromium.
+	if [ "$want" = dev ] && ! command -v chromium >/dev/null 2>&1; then
+		missing="$missing chromium"
+	fi
+	if [ "$want" = dev ] && ! command -v chromedriver >/dev/null 2>&1; then
+		missing="$missing chromium-driver"
+	fi
 	printf '%s' "${missing# }"
 }
 

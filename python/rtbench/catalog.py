@@ -267,6 +267,12 @@ def _family_of(id_: str) -> str:
     return head
 
 
+def family_of(id_: str) -> str:
+    """The family of a scenario id: the specification's, or guessed from its prefix."""
+    entry = SPEC_BY_ID.get(id_)
+    return entry.family if entry is not None else _family_of(id_)
+
+
 def merged(core: Sequence[CoreScenario]) -> list[ListedId]:
     """Every id: the spec's, in spec order, then ids only the core reports."""
     unit_of: dict[str, str] = {}

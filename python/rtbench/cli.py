@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import os
 import re
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from rtbench.paths import ROOT
 from rtbench.progress import Progress
 from rtbench.report import html as html_report
 from rtbench.report import terminal
+from rtbench.report.common import short_caveat
 from rtbench.results import (
     REPORT_FILE,
     RESULTS_FILE,
@@ -58,6 +60,13 @@ def _usage_sentence(prog: str, message: str) -> str:
 
 def _color(stream: TextIO) -> bool:
     return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def _width(stream: TextIO) -> int:
+    """Columns for one-line summaries: the terminal's, or 120 off a terminal."""
+    if stream.isatty():
+        return min(max(shutil.get_terminal_size((100, 24)).columns, 60), 200)
+    return 120
 
 
 def _nonnegative(text: str) -> int:
@@ -133,6 +142,11 @@ def build_parser() -> _Parser:
 
     show = sub.add_parser("show", help="print the report of a stored run")
     show.add_argument("path", type=Path, metavar="DIR", help="results directory or results.json")
+    show.add_argument(
+        "--details",
+        action="store_true",
+        help="every statistic, verdict evidence and table (default: the one-screen summary)",
+    )
     return parser
 
 
@@ -286,7 +300,9 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if args.lift_rt_throttle and c.get("code") == "rt_throttling":
             continue  # lifted for the run; the runner warns if that does not take
         if c.get("severity") == "warning":
-            _warn(f"{c.get('message', '')} {c.get('advice', '')}".strip())
+            # What is wrong in a few words, and what to do; `rtbench system` and the
+            # report have the whole text.
+            _warn(f"{short_caveat(c, 200)}. {c.get('advice', '')}".strip(". "))
 
     progress = Progress(sys.stderr, interactive=sys.stderr.isatty())
     ui = runner.Ui(
@@ -322,7 +338,9 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             _write_html(out, doc)
         except OSError as e:
             failure = f"cannot write {REPORT_FILE} in {out}: {e.strerror or e}"
-    sys.stdout.write(terminal.render(doc, color=_color(sys.stdout), location=str(out)))
+    sys.stdout.write(
+        terminal.render(doc, color=_color(sys.stdout), location=str(out), width=_width(sys.stdout))
+    )
     sys.stdout.flush()
     if failure is not None:
         raise StorageError(
@@ -374,5 +392,13 @@ def cmd_system(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     doc = load(args.path)
     location = args.path if args.path.is_dir() else args.path.parent
-    sys.stdout.write(terminal.render(doc, color=_color(sys.stdout), location=str(location)))
+    sys.stdout.write(
+        terminal.render(
+            doc,
+            color=_color(sys.stdout),
+            location=str(location),
+            details=args.details,
+            width=_width(sys.stdout),
+        )
+    )
     return 0

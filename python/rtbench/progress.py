@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Progress of a run on the error stream.
 
-On a terminal: one line with a bar and an ETA, redrawn in place and erased at
-the end. Otherwise: plain lines, one per finished scenario. Messages (warnings
-from the core, the runner's own notes) go above the bar in both cases.
+On a terminal: one line, redrawn in place and erased at the end, with the
+scenario's number, a bar, the elapsed time of the run, the ETA and the
+scenario running (its label and how long it has run). Otherwise: plain lines,
+one per finished scenario. Messages (warnings from the core, the runner's own
+notes) go above the bar in both cases.
 
 The ETA starts from the catalog's estimates for the profile and is corrected
 by how long the finished scenarios really took compared to their estimates.
@@ -38,6 +40,8 @@ class Progress:
         self._clock = clock
         self._index = -1
         self._name = ""
+        self._label = ""
+        self._run_started: float | None = None
         self._started = 0.0
         self._fraction: float | None = None
         self._done_estimate = 0.0
@@ -51,6 +55,7 @@ class Progress:
         self._index = -1
         self._done_estimate = 0.0
         self._done_actual = 0.0
+        self._run_started = self._clock()
 
     @property
     def total(self) -> int:
@@ -71,10 +76,30 @@ class Progress:
             remaining += max(current, 0.0)
         return remaining
 
-    def begin(self, index: int, name: str) -> None:
-        """Scenario `index` (0-based) starts."""
+    def elapsed_s(self) -> float:
+        """Seconds since `start`."""
+        return 0.0 if self._run_started is None else self._clock() - self._run_started
+
+    def line(self, width: int = 80) -> str:
+        """The progress line as drawn on a terminal (at most `width` - 1 characters)."""
+        done = self._index + (self._fraction or 0.0)
+        share = done / self.total if self.total else 1.0
+        filled = min(round(share * _BAR_WIDTH), _BAR_WIDTH)
+        bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
+        running = self._clock() - self._started
+        what = f"{self._label} {self._name}" if self._label else self._name
+        text = (
+            f"[{self._index + 1}/{self.total}] [{bar}] {share:4.0%}  "
+            f"{format_seconds(self.elapsed_s())} elapsed, ETA {format_seconds(self.eta_s())}  "
+            f"{what} ({format_seconds(running)})"
+        )
+        return text[: max(width - 1, 10)]
+
+    def begin(self, index: int, name: str, label: str = "") -> None:
+        """Scenario `index` (0-based) starts; `label` is its classic label, if any."""
         self._index = index
         self._name = name
+        self._label = label
         self._started = self._clock()
         self._fraction = None
         self._last_plain_progress = self._started
@@ -128,15 +153,7 @@ class Progress:
     def _draw(self) -> None:
         if not self._interactive or not (0 <= self._index < self.total):
             return
-        done = self._index + (self._fraction or 0.0)
-        share = done / self.total if self.total else 1.0
-        filled = round(share * _BAR_WIDTH)
-        bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
-        text = (
-            f"[{self._index + 1}/{self.total}] [{bar}] {share:4.0%}  "
-            f"ETA {format_seconds(self.eta_s())}  {self._name}"
-        )
         width = shutil.get_terminal_size((80, 24)).columns
-        self._stream.write("\r\x1b[K" + text[: max(width - 1, 10)])
+        self._stream.write("\r\x1b[K" + self.line(width))
         self._stream.flush()
         self._bar_shown = True

@@ -510,7 +510,8 @@ class Run:
             reason=None,
             deadline_ms=deadline_ms,
         )
-        progress.begin(index, unit.name)
+        labels = dict.fromkeys(i.label for i in unit.ids if i.label)
+        progress.begin(index, unit.name, ", ".join(labels))
         started = time.monotonic()
         try:
             stream = self.transport.start(self._args(unit))

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,27 @@ def measurement_cpu() -> int:
     return system.default_cpu()
 
 
+def cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """Run `python -m rtbench ARGS` in `cwd`; returns the completed process."""
+    full_env = dict(os.environ)
+    full_env.pop(build.CORE_ENV, None)
+    full_env.pop("RTBENCH_DEADLINE_SCALE", None)
+    full_env["PYTHONPATH"] = str(ROOT / "python")
+    full_env["NO_COLOR"] = "1"
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "rtbench", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 @pytest.fixture
 def run_cli(core_binary: Path, tmp_path: Path) -> RunCli:
     """Run `python -m rtbench ARGS` in a scratch folder; returns the completed process."""
@@ -47,25 +69,32 @@ def run_cli(core_binary: Path, tmp_path: Path) -> RunCli:
     def run(
         *args: str, env: dict[str, str] | None = None, timeout: float = 300
     ) -> subprocess.CompletedProcess[str]:
-        full_env = dict(os.environ)
-        full_env.pop(build.CORE_ENV, None)
-        full_env.pop("RTBENCH_DEADLINE_SCALE", None)
-        full_env["PYTHONPATH"] = str(ROOT / "python")
-        full_env["NO_COLOR"] = "1"
         # each test's runs lock their measurement CPU among themselves only
-        full_env["RTBENCH_LOCK_DIR"] = str(tmp_path)
-        full_env.update(env or {})
-        return subprocess.run(
-            [sys.executable, "-m", "rtbench", *args],
-            cwd=tmp_path,
-            env=full_env,
-            capture_output=True,
-            text=True,
+        return cli(
+            *args, cwd=tmp_path, env={"RTBENCH_LOCK_DIR": str(tmp_path), **(env or {})},
             timeout=timeout,
-            check=False,
-        )
+        )  # fmt: skip
 
     return run
+
+
+@dataclass(frozen=True)
+class QuickRun:
+    """`rtbench run --profile quick` of this host, done once per test session."""
+
+    out: Path
+    done: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="session")
+def quick_run(core_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> QuickRun:
+    folder = tmp_path_factory.mktemp("quick")
+    out = folder / "quick"
+    done = cli(
+        "run", "--profile", "quick", "--out", str(out), cwd=folder, timeout=900,
+        env={"RTBENCH_LOCK_DIR": str(folder)},
+    )  # fmt: skip
+    return QuickRun(out, done)
 
 
 def fake_core_env(core_binary: Path, mode: str, target: str = "") -> dict[str, str]:

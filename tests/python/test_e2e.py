@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conftest import RunCli
+from conftest import QuickRun, RunCli
 from rtbench import records, stats
 
 
@@ -14,9 +14,8 @@ def _key(item: dict[str, Any]) -> tuple[str, str, str]:
     return (item["scenario"], item["metric"], json.dumps(item["params"], sort_keys=True))
 
 
-def test_quick_run(run_cli: RunCli, tmp_path: Path) -> None:
-    out = tmp_path / "quick"
-    done = run_cli("run", "--profile", "quick", "--out", str(out), timeout=900)
+def test_quick_run(quick_run: QuickRun, run_cli: RunCli) -> None:
+    out, done = quick_run.out, quick_run.done
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     data = json.loads((out / "results.json").read_text())
@@ -68,11 +67,24 @@ def test_quick_run(run_cli: RunCli, tmp_path: Path) -> None:
     external = re.findall(r"(?:src|href)=['\"](?!#)([^'\"]+)", html)
     assert external == []
     assert "sem.signal.unblock" in html
+    # The raw samples stay in the CSV files; the page stays small.
+    assert (out / "report.html").stat().st_size < 500_000
+
+    # The summary: a few lines of header and footer, one per caveat, verdict
+    # and metric at most.
+    verdicts = sum(1 for s in ran for r in s["records"] if r["type"] == "verdict")
+    caveats = sum(1 for c in data["caveats"] if c["severity"] == "warning")
+    printed = done.stdout.splitlines()
+    assert len(printed) <= 16 + caveats + verdicts + metrics
+    assert "every table: rtbench show" in done.stdout
 
     shown = run_cli("show", str(out))
     assert shown.returncode == 0
     assert "cal.timestamp" in shown.stdout
     assert str(out) in done.stdout
+    details = run_cli("show", str(out), "--details")
+    assert details.returncode == 0
+    assert len(details.stdout.splitlines()) > len(shown.stdout.splitlines()) + metrics
 
 
 def test_default_out_is_a_new_timestamped_folder(run_cli: RunCli, tmp_path: Path) -> None:

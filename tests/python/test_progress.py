@@ -2,6 +2,7 @@
 """Progress display: plain lines off a terminal, a bar with ETA on one."""
 
 import io
+import re
 
 import pytest
 
@@ -59,3 +60,36 @@ def test_bar_is_drawn_and_erased_on_a_terminal() -> None:
     p.end("ok", 1.0)
     p.close()
     assert out.getvalue().endswith("\r\x1b[K")
+
+
+def test_line_shows_elapsed_time_eta_and_the_running_scenario() -> None:
+    clock = Clock()
+    out = io.StringIO()
+    p = Progress(out, interactive=True, clock=clock)
+    p.start([2.0, 30.0])
+    clock.now += 1.5
+    p.begin(0, "cal.timestamp", "CAL-P-TRC")
+    clock.now += 0.5
+    p.end("ok", 0.5)
+    p.begin(1, "thr.switch.yield", "THR-P-SLS")
+    clock.now += 3.0
+    line = p.line(200)
+    assert line.startswith("[2/2] [")
+    assert "5.0 s elapsed" in line
+    # 30 s planned for the running scenario, 3 s of it gone; the first took a
+    # quarter of its estimate, so the rest is expected to be quicker too.
+    assert re.search(r"ETA \d+\.\d s", line)
+    assert line.endswith("THR-P-SLS thr.switch.yield (3.0 s)")
+    assert len(p.line(40)) == 39
+    p.tick()
+    assert out.getvalue().rsplit("\r\x1b[K", 1)[1].startswith("[2/2]")
+
+
+def test_plain_output_has_no_progress_line() -> None:
+    out = io.StringIO()
+    p = Progress(out, interactive=False, clock=Clock())
+    p.start([1.0])
+    p.begin(0, "cal.timestamp", "CAL-P-TRC")
+    p.tick()
+    p.fraction(0.5)
+    assert out.getvalue() == ""

@@ -111,6 +111,35 @@ def test_bootstrap_installs_once_then_starts_at_once(tmp_path: Path) -> None:
     assert "requirements/runtime.txt" in log.read_text()
 
 
+def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
+    """The dev set names Debian's chromium and chromium-driver when they are
+    missing (the browser tests need them); the runtime set never does."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("python3", "cmake", "cc", "make", "clang-format", "cat", "dirname"):
+        (bin_dir / tool).symlink_to("/bin/true")
+    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
+
+    def missing(want: str, extra: tuple[str, ...] = ()) -> str:
+        for tool in extra:
+            (bin_dir / tool).unlink(missing_ok=True)
+            (bin_dir / tool).symlink_to("/bin/true")
+        done = subprocess.run(
+            ["/bin/bash", "-c", f"{script} {want}"],
+            env={"PATH": str(bin_dir)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        return done.stdout.strip()
+
+    assert missing("runtime") == ""
+    assert missing("dev") == "chromium chromium-driver"
+    assert missing("dev", ("chromium",)) == "chromium-driver"
+    assert missing("dev", ("chromium", "chromedriver")) == ""
+
+
 def test_read_only_checkout_uses_its_own_up_to_date_build(
     core_binary: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

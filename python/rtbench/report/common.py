@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
-from rtbench import units
+from rtbench import catalog, units
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
 
@@ -190,3 +191,201 @@ def row_unit(metric: MetricSummary) -> tuple[str, float]:
     """The display unit and divisor of a metric's row (chosen from its median)."""
     reference = metric.p50 if metric.p50 is not None else metric.mean
     return units.row_scale(metric.unit, reference)
+
+
+# ---- what the first screen of a report shows ---------------------------------
+
+OTHER_FAMILY = ("", "Other")
+
+
+def family_title(code: str) -> str:
+    """`THR` -> `Threads and the scheduler`."""
+    return dict(catalog.FAMILIES).get(code, code or OTHER_FAMILY[1])
+
+
+def family_of(outcome: ScenarioOutcome) -> str:
+    """The family code of a run unit (from its first catalog id)."""
+    first = outcome.ids[0].id if outcome.ids else outcome.name
+    return catalog.family_of(first)
+
+
+def by_family(doc: ResultsDocument) -> list[tuple[str, list[ScenarioOutcome]]]:
+    """The run units that ran, grouped by family in catalog order."""
+    groups: dict[str, list[ScenarioOutcome]] = {}
+    for outcome in doc.scenarios:
+        if outcome.status == "not_implemented":
+            continue
+        groups.setdefault(family_of(outcome), []).append(outcome)
+    order = [code for code, _ in catalog.FAMILIES]
+    return sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
+
+
+def unit_labels(outcome: ScenarioOutcome) -> str:
+    """The distinct labels of a unit, in the order it reports them."""
+    seen: list[str] = []
+    for i in outcome.ids:
+        if i.label and i.label not in seen:
+            seen.append(i.label)
+    return ", ".join(seen)
+
+
+def anchor(name: str) -> str:
+    """An HTML id for a unit or a metric (letters, digits, `.`, `-`, `_`)."""
+    return "s-" + re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One line of the summary: a metric of a unit."""
+
+    family: str
+    unit: str
+    name: str  # `scenario metric [params]` where params tell rows apart
+    metric: MetricSummary
+
+    @property
+    def label(self) -> str:
+        return self.metric.label or ""
+
+    @property
+    def anchor(self) -> str:
+        return anchor(f"{self.unit}--{self.name}")
+
+
+def summary_rows(doc: ResultsDocument) -> list[SummaryRow]:
+    """Every metric of the run, by family in catalog order."""
+    out: list[SummaryRow] = []
+    for family, outcomes in by_family(doc):
+        for outcome in outcomes:
+            metrics = outcome.metrics()
+            names = metric_display_names(outcome, metrics)
+            out.extend(
+                SummaryRow(family, outcome.name, name, m)
+                for m, name in zip(metrics, names, strict=True)
+            )
+    return out
+
+
+def format_value(metric: MetricSummary, value: float | None) -> str:
+    """One statistic with its unit, e.g. `1.52 µs`, `4,096 bytes`, `2.05`."""
+    if value is None:
+        return "-"
+    if units.is_time(metric.unit):
+        return units.format_duration(value)
+    text = units.format_in(value, metric.unit, 1.0)
+    unit = metric.unit
+    if unit in ("count", "ratio", ""):
+        return text
+    return f"{text} {unit}"
+
+
+def max_ratio(metric: MetricSummary) -> float | None:
+    """max / median of a time, when both are positive and there are several samples
+    (how far the worst sample is from the typical)."""
+    if not _tail_makes_sense(metric) or metric.p50 is None or metric.max is None:
+        return None
+    return metric.max / metric.p50
+
+
+def p99_ratio(metric: MetricSummary) -> float | None:
+    if not _tail_makes_sense(metric) or metric.p50 is None or metric.p99 is None:
+        return None
+    return metric.p99 / metric.p50
+
+
+def _tail_makes_sense(metric: MetricSummary) -> bool:
+    # A latency's tail: not a throughput's best period, not a single sample.
+    return units.is_time(metric.unit) and metric.count > 1 and (metric.p50 or 0) > 0
+
+
+def format_ratio(ratio: float | None) -> str:
+    """`x3.2`, `x2,024`."""
+    if ratio is None:
+        return "-"
+    if ratio < 10:
+        return f"x{ratio:.1f}"
+    return f"x{ratio:,.0f}"
+
+
+def warning_caveats(doc: ResultsDocument) -> list[Mapping[str, str]]:
+    """The caveats that matter (severity `warning`), in the order the host check gave."""
+    return [c for c in doc.caveats if c.get("severity") == "warning"]
+
+
+def short_caveat(caveat: Mapping[str, str], width: int = 96) -> str:
+    """A caveat's message cut to its first clause and to `width` characters."""
+    text = str(caveat.get("message", "")).strip()
+    sentence = re.match(r"(.+?[.!?])(\s|$)", text)
+    if sentence:
+        text = sentence.group(1)
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        elif ch == ":" and depth == 0 and text[i + 1 : i + 2] == " ":
+            text = text[:i]
+            break
+    text = text.rstrip(" .")
+    if len(text) > width:
+        cut = text[: width - 1].rsplit(" ", 1)[0].rstrip(",;: ")
+        text = cut + "…"
+    return text
+
+
+def one_line(text: str, width: int) -> str:
+    """`text` on one line of at most `width` characters (cut at a word, with `…`)."""
+    flat = re.sub(r"\s*\n\s*", " ", text).strip()
+    if len(flat) <= width:
+        return flat
+    return flat[: max(width - 1, 1)].rsplit(" ", 1)[0].rstrip(",;: ") + "…"
+
+
+def all_verdicts(doc: ResultsDocument) -> list[tuple[ScenarioOutcome, VerdictView]]:
+    """Every verdict of the run, by family in catalog order."""
+    return [(o, v) for _family, outcomes in by_family(doc) for o in outcomes for v in verdicts(o)]
+
+
+def problem_units(doc: ResultsDocument) -> list[ScenarioOutcome]:
+    """Units that did not end `ok` (and were implemented)."""
+    return [o for o in doc.scenarios if o.status not in ("ok", "not_implemented")]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Metrics of one unit that differ only by one numeric parameter."""
+
+    scenario: str
+    metric: str
+    param: str
+    points: tuple[tuple[float, MetricSummary], ...]
+
+
+def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
+    """Groups of at least `minimum` metrics with the same scenario and metric name
+    whose parameters differ in exactly one numeric key."""
+    groups: dict[tuple[str, str], list[MetricSummary]] = {}
+    for m in metrics:
+        groups.setdefault((m.scenario, m.metric), []).append(m)
+    out: list[Sweep] = []
+    for (scenario, metric), group in groups.items():
+        if len(group) < minimum:
+            continue
+        keys = set(group[0].params)
+        if any(set(m.params) != keys for m in group):
+            continue
+        varying = [k for k in sorted(keys) if len({str(m.params[k]) for m in group}) > 1]
+        if len(varying) != 1:
+            continue
+        key = varying[0]
+        if not all(is_number(m.params[key]) for m in group):
+            continue
+        points = tuple(sorted(((float(m.params[key]), m) for m in group), key=lambda p: p[0]))
+        out.append(Sweep(scenario, metric, key, points))
+    return out
+
+
+def is_number(value: Any) -> TypeGuard[int | float]:
+    """A JSON number (not a boolean)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)

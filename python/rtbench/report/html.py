@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The HTML report: one self-contained file (inline CSS and SVG, no script, no
-external resource) that opens offline.
+"""The HTML evaluation report: one self-contained file (inline CSS and SVG, no
+script, no external resource) that opens offline and reads on a phone.
+
+The page leads with the answer: the system, the caveats that matter, every
+verdict in one table and one line per measured metric (median, p99, max and
+where the max sits relative to the median). Per-family sections follow with
+each metric's statistics and diagrams, then the run's details. Raw samples
+stay in the CSV files beside the page; long series are drawn reduced to what
+a pixel can show.
 
 `render` is a pure function of the results document and the raw series of its
 metrics (keyed by the CSV path recorded in the document).
@@ -8,56 +15,638 @@ metrics (keyed by the CSV path recorded in the document).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-import math
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
 
 from rtbench import units
+from rtbench.report import charts
+from rtbench.report import svg as svgs
 from rtbench.report.common import (
     STATUS_WORDS,
+    SummaryRow,
+    all_verdicts,
+    anchor,
+    by_family,
+    family_title,
     first_meta,
+    format_ratio,
+    format_value,
+    max_ratio,
     metric_display_names,
+    one_line,
+    p99_ratio,
     problem_logs,
+    problem_units,
     row_unit,
+    short_caveat,
     status_counts,
+    summary_rows,
+    sweeps,
     tables,
+    unit_labels,
+    verdict_counts,
     verdicts,
+    warning_caveats,
 )
+from rtbench.report.page import badge, esc, facts, figure, kv_table, shell, table
+from rtbench.report.page import charts as chart_row
 from rtbench.results import ResultsDocument, ScenarioOutcome
-from rtbench.stats import Bucket, MetricSummary
+from rtbench.stats import MetricSummary
 
-_CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;
-max-width:72rem;padding:0 1rem;color:#1b1f24;line-height:1.4}
-h1{font-size:1.6rem}h2{font-size:1.3rem;margin-top:2.2rem;border-bottom:1px solid #ccd}
-h3{font-size:1.05rem;margin-bottom:.3rem}
-table{border-collapse:collapse;margin:.4rem 0 1rem}
-th,td{border:1px solid #d0d4da;padding:.2rem .5rem;vertical-align:top}
-th{background:#f1f3f6;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.banner{background:#fde2e1;border:2px solid #c62828;padding:.6rem 1rem;font-weight:bold}
-.st-ok,.v-pass{color:#1b7f37}.st-error,.st-timeout,.st-crashed,.v-fail{color:#c62828}
-.st-stopped,.st-unsupported,.st-interrupted,.v-inconclusive,.v-unsupported{color:#a15c00}
-.st-not_implemented{color:#777}.muted{color:#667}.badge{font-weight:bold}
-.charts{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}
-figcaption{font-size:.85rem;max-width:460px}svg{background:#fafbfc;border:1px solid #e3e6ea}
-details{margin:.5rem 0}code{font-size:.9em}
-"""
-
-_HIST_W, _HIST_H = 460, 200
-_SERIES_W, _SERIES_H = 460, 200
-_PAD_L, _PAD_B, _PAD_T, _PAD_R = 56, 30, 12, 12
-_MAX_COLUMNS = 400
+_LONG_TABLE_ROWS = 16
+# A report stays well under half a megabyte, so it opens at once and can be mailed.
+PAGE_BUDGET_BYTES = 420_000
+_SPARK_SCALE = "spark-scale"
+_REASON_WIDTH = 150
 
 
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
+def render(doc: ResultsDocument, series: Mapping[str, Sequence[float]]) -> str:
+    """The report as HTML text; `series` maps a samples CSV path to its values."""
+    run = doc.run
+    families = by_family(doc)
+    parts: list[str] = [_header(doc), _toc(families)]
+    if not run.realtime:
+        parts.append(
+            '<p class="banner">NOT REAL-TIME: the core ran without a real-time scheduling '
+            "policy. These numbers do not show what the system can do.</p>"
+        )
+    if not run.complete:
+        why = "interrupted" if run.interrupted else "did not finish"
+        parts.append(f'<p class="banner">Incomplete run ({why}): only what was measured '
+                     "before it stopped is here.</p>")  # fmt: skip
+    parts.append(_first_screen(doc))
+    tail = [
+        _not_implemented(doc),
+        _run_section(doc),
+        f"<footer>Written by rtbench {esc(doc.rtbench_version)} (results schema version 1). "
+        "Raw samples: the CSV files in samples/ beside this page; every record: "
+        "results.json.</footer>",
+    ]
+    # The diagrams take what the page budget leaves: fewer pixel columns per chart
+    # when a run has many metrics (the CSV files keep every sample).
+    columns = charts.detail(len(summary_rows(doc)))
+    while True:
+        sections = [_family_section(code, group, series, columns) for code, group in families]
+        page = shell(f"rtbench report {run.id}", "\n".join(p for p in parts + sections + tail if p))
+        size = len(page.encode())
+        if size <= PAGE_BUDGET_BYTES or columns <= charts.MIN_COLUMNS:
+            return page
+        columns = max(int(columns * PAGE_BUDGET_BYTES / size * 0.9), charts.MIN_COLUMNS)
 
 
-def _kv_table(rows: Sequence[tuple[str, Any]]) -> str:
-    body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
-    return f"<table>{body}</table>"
+# ---- the first screen ------------------------------------------------------
+
+
+def _header(doc: ResultsDocument) -> str:
+    run = doc.run
+    state = "complete" if run.complete else "INCOMPLETE"
+    took = _run_seconds(doc)
+    bits = [f"run {run.id}", f"profile {run.profile}", f"started {run.started}"]
+    if took is not None:
+        bits.append(f"took {units.format_seconds(took)}")
+    bits.append(state)
+    return (
+        '<header class="top"><h1>rtbench evaluation report</h1>'
+        f'<p class="muted">{esc(" · ".join(bits))}</p></header>'
+    )
+
+
+def _run_seconds(doc: ResultsDocument) -> float | None:
+    try:
+        started = dt.datetime.fromisoformat(doc.run.started)
+        finished = dt.datetime.fromisoformat(doc.run.finished or "")
+    except ValueError:
+        return None
+    return max((finished - started).total_seconds(), 0.0)
+
+
+def _toc(families: Sequence[tuple[str, list[ScenarioOutcome]]]) -> str:
+    links = [("verdicts", "Verdicts"), ("summary", "Summary")]
+    links += [(f"fam-{code or 'other'}", family_title(code)) for code, _ in families]
+    links.append(("run", "Run details"))
+    return (
+        '<nav class="toc">' + "".join(f'<a href="#{a}">{esc(t)}</a>' for a, t in links) + "</nav>"
+    )
+
+
+def _first_screen(doc: ResultsDocument) -> str:
+    lead = (
+        f'<div class="lead"><div>{_answer(doc)}{_system_facts(doc)}</div>'
+        f"<div>{_responses(doc)}{_caveats(doc)}</div></div>"
+    )
+    return "\n".join([lead, _problems(doc), _verdict_table(doc), _summary_table(doc)])
+
+
+def _answer(doc: ResultsDocument) -> str:
+    vc = verdict_counts(doc)
+    total = sum(vc.values())
+    lines = []
+    if total:
+        order = ("pass", "fail", "inconclusive", "unsupported")
+        tally = ", ".join(f"{vc[o]} {o}" for o in order if vc.get(o))
+        if vc.get("pass") == total:
+            head = "every check passes"
+        else:
+            head = "not passed: " + ", ".join(
+                f"{v.label or v.scenario} {v.check} ({v.outcome})"
+                for _o, v in all_verdicts(doc)
+                if v.outcome != "pass"
+            )
+        lines.append(f"<p><b>Behaviour:</b> {total} verdicts, {esc(tally)}; {esc(head)}.</p>")
+    rows = summary_rows(doc)
+    counts = status_counts(doc)
+    ran = sum(n for st, n in counts.items() if st != "not_implemented")
+    ok = counts.get("ok", 0)
+    text = f"{ok} of {ran} scenarios ended ok"
+    if ok < ran:
+        text += " (the others are listed below)"
+    if rows:
+        text += f"; {len(rows)} metrics measured"
+    lines.append(f"<p><b>Run:</b> {esc(text)}.</p>")
+    warnings = warning_caveats(doc)
+    if warnings:
+        lines.append(
+            f"<p><b>Read with:</b> {len(warnings)} caveats of the host check; they apply to "
+            "every figure.</p>"
+        )
+    return '<div class="answer">' + "".join(lines) + "</div>"
+
+
+# The paths a deadline depends on: an event (interrupt, timer, release) until the
+# thread that waits for it runs.
+_RESPONSES = (
+    ("irq.latency", "interrupt latency"),
+    ("irq.to_thread", "interrupt to thread"),
+    ("timer.periodic.latency", "periodic timer wake-up"),
+    ("sem.signal.unblock", "semaphore release to waiter"),
+)
+
+
+def _responses(doc: ResultsDocument) -> str:
+    rows = summary_rows(doc)
+    found = []
+    for scenario, what in _RESPONSES:
+        r = next((r for r in rows if r.metric.scenario == scenario and r.metric.count), None)
+        if r is not None:
+            m = r.metric
+            found.append(
+                [f'<a href="#{r.anchor}">{esc(what)}</a>']
+                + [esc(format_value(m, v)) for v in (m.p50, m.p99, m.max)]
+            )
+    if not found:
+        return ""
+    return (
+        '<section id="responses"><h3>Response times</h3>'
+        '<p class="small muted">From an event to the thread that waits for it: what a '
+        "deadline depends on.</p>"
+        + table(["path", "median", "p99", "max"], found, numeric=[False, True, True, True],
+                raw=True)
+        + "</section>"
+    )  # fmt: skip
+
+
+def _host(doc: ResultsDocument, *path: str) -> Any:
+    value: Any = doc.host
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _system_facts(doc: ResultsDocument) -> str:
+    meta = first_meta(doc)
+    items: list[tuple[str, str]] = []
+    hostname = _host(doc, "hostname")
+    if hostname:
+        items.append(("host", str(hostname)))
+    release = _host(doc, "kernel", "release")
+    os_name = _host(doc, "kernel", "system") or (meta or {}).get("os")
+    kernel = f"{os_name or ''} {release or (meta or {}).get('os_release', '')}".strip()
+    model = _host(doc, "kernel", "preempt_model")
+    rt = _host(doc, "kernel", "preempt_rt")
+    if model or rt is not None:
+        kernel += f" (preemption {model or '?'}{', PREEMPT_RT' if rt else ', not PREEMPT_RT'})"
+    if kernel:
+        items.append(("kernel", kernel))
+    cpu = _host(doc, "cpus", "model")
+    online = _host(doc, "cpus", "count_online")
+    arch = (meta or {}).get("arch") or _host(doc, "kernel", "machine")
+    cpu_text = ", ".join(str(p) for p in (cpu, arch) if p)
+    if online:
+        cpu_text += f", {online} CPUs"
+    if cpu_text:
+        items.append(("CPU", cpu_text))
+    isolated = _host(doc, "measurement_cpu", "isolated")
+    where = f"CPU {doc.run.cpu}" + {True: ", isolated", False: ", not isolated"}.get(isolated, "")
+    items.append(("measured on", where))
+    counter = doc.calibration.counter if doc.calibration else (meta or {}).get("counter")
+    if counter:
+        hz = float(counter.get("hz") or 0)
+        text = str(counter.get("name", "?"))
+        if hz:
+            text += f", {hz / 1e6:,.0f} MHz, resolution {1e9 / hz:.3g} ns"
+        items.append(("counter", text))
+    if doc.calibration is not None:
+        items.append(("timestamp overhead", units.format_duration(doc.calibration.overhead_ns)))
+    vm = _host(doc, "virtualization", "vm")
+    if vm is not None:
+        kind = _host(doc, "virtualization", "type")
+        items.append(("virtual machine", f"yes ({kind})" if vm and kind else "yes" if vm else "no"))
+    if meta is not None:
+        items.append(
+            ("software", f"{meta.get('libc') or '?'}, port {meta['port']}, "
+                         f"core {meta['core_version']}")
+        )  # fmt: skip
+    items.append(("real-time", "yes" if doc.run.realtime else "NO"))
+    return '<section id="system"><h3>System</h3>' + facts(items) + "</section>"
+
+
+def _caveats(doc: ResultsDocument) -> str:
+    warnings = warning_caveats(doc)
+    if not warnings:
+        return ""
+    items = "".join(
+        "<li><details><summary>"
+        f"{esc(short_caveat(c))}</summary><p>{esc(c.get('message', ''))}</p>"
+        f"<p><i>{esc(c.get('advice', ''))}</i></p></details></li>"
+        for c in warnings
+    )
+    return (
+        f'<section id="caveats"><h3>Caveats that matter ({len(warnings)})</h3>'
+        f'<ul class="caveats">{items}</ul></section>'
+    )
+
+
+def _problems(doc: ResultsDocument) -> str:
+    bad = problem_units(doc)
+    if not bad:
+        return ""
+    rows = [
+        [
+            f'<a href="#{anchor(o.name)}"><code>{esc(o.name)}</code></a>',
+            f'<span class="st-{esc(o.status)}">{esc(STATUS_WORDS.get(o.status, o.status))}</span>',
+            esc(one_line(o.reason or "no reason given", _REASON_WIDTH)),
+        ]
+        for o in bad
+    ]
+    return (
+        '<section id="problems"><h3>Scenarios that did not end ok</h3>'
+        + table(["scenario", "status", "reason"], rows, raw=True)
+        + "</section>"
+    )
+
+
+def _verdict_table(doc: ResultsDocument) -> str:
+    found = all_verdicts(doc)
+    if not found:
+        return ""
+    rows = []
+    for outcome, v in found:
+        control = {"caught": "caught", "missed": "MISSED", "not_run": "not run"}.get(
+            v.control_outcome, v.control_outcome
+        )
+        rows.append(
+            "<tr>"
+            f"<td>{badge(v.outcome.upper(), v.outcome)}</td>"
+            f'<td class="nw"><a href="#{anchor(outcome.name)}">{esc(v.label or v.scenario)}</a>'
+            f"</td><td><code>{esc(v.check)}</code></td>"
+            f'<td data-k="control">{badge(control, v.control_outcome)}</td>'
+            f'<td class="full">{esc(one_line(v.reason, _REASON_WIDTH))}</td></tr>'
+        )
+    head = "<tr><th>outcome</th><th>test</th><th>check</th><th>control</th><th>reason</th></tr>"
+    return (
+        '<section id="verdicts"><h2>Verdicts</h2>'
+        '<p class="small muted">A pass counts only when the negative control (the same check '
+        "on a planted failure) was caught; otherwise the verdict is inconclusive.</p>"
+        f'<div class="scroll"><table class="tbl stack">{head}{"".join(rows)}</table></div>'
+        "</section>"
+    )
+
+
+def _summary_table(doc: ResultsDocument) -> str:
+    rows = summary_rows(doc)
+    if not rows:
+        return ""
+    decades = charts.ratio_decades([max_ratio(r.metric) for r in rows])
+    out: list[str] = []
+    family = None
+    for r in rows:
+        if r.family != family:
+            family = r.family
+            out.append(
+                f'<tr class="grp"><td colspan="7"><a href="#fam-{esc(family or "other")}">'
+                f"{esc(family_title(family))}</a></td></tr>"
+            )
+        out.append(_summary_line(r, decades))
+    head = (
+        '<tr><th>test</th><th>metric</th><th class="narrow-hide">samples</th>'
+        "<th>median</th><th>p99</th><th>max</th>"
+        f"<th>max ÷ median (log, 1× to {10**decades:,}×)</th></tr>"
+    )
+    return (
+        '<section id="summary"><h2>Summary</h2>'
+        '<p class="small muted">One line per metric. A maximum is the worst single sample '
+        "of this run, not a bound. Bar: median at the left end, thick to p99, dot at the "
+        "max; ticks every factor of ten.</p>"
+        + svgs.spark_scale(decades, _SPARK_SCALE)
+        + f'<div class="scroll"><table class="tbl stack sum">{head}{"".join(out)}</table></div>'
+        "</section>"
+    )
+
+
+def _summary_line(r: SummaryRow, decades: int) -> str:
+    m = r.metric
+    rp, rm = p99_ratio(m), max_ratio(m)
+    bar = ""
+    if rm is not None:
+        bar = svgs.spark_bar(rp, rm, decades, _SPARK_SCALE) + f" {esc(format_ratio(rm))}"
+    # Columns 4 to 6 are numbers and are named on a phone (class `sum`, page.CSS).
+    return (
+        f'<tr><td class="nw">{esc(r.label)}</td>'
+        f'<td class="grow"><a href="#{r.anchor}">{esc(r.name)}</a></td>'
+        f'<td class="n narrow-hide">{m.count:,}</td>'
+        f'<td class="n">{esc(format_value(m, m.p50))}</td>'
+        f'<td class="n">{esc(format_value(m, m.p99))}</td>'
+        f'<td class="n">{esc(format_value(m, m.max))}</td>'
+        f'<td class="nw">{bar}</td></tr>'
+    )
+
+
+# ---- per-family sections -----------------------------------------------------
+
+
+def _family_section(
+    code: str,
+    outcomes: Sequence[ScenarioOutcome],
+    series: Mapping[str, Sequence[float]],
+    columns: int,
+) -> str:
+    body = "".join(_unit_block(o, series, columns) for o in outcomes)
+    return (
+        f'<section class="block" id="fam-{esc(code or "other")}">'
+        f"<h2>{esc(family_title(code))}</h2>{body}</section>"
+    )
+
+
+def _unit_block(
+    outcome: ScenarioOutcome, series: Mapping[str, Sequence[float]], columns: int
+) -> str:
+    labels = unit_labels(outcome)
+    parts = [
+        f'<h3 id="{anchor(outcome.name)}">'
+        + (f"{esc(labels)} " if labels else "")
+        + f"<code>{esc(outcome.name)}</code></h3>",
+        f"<p>{esc(outcome.summary or '')} "
+        f'<span class="st-{esc(outcome.status)}">'
+        f"{esc(STATUS_WORDS.get(outcome.status, outcome.status))}</span>"
+        + (f" ({esc(outcome.reason)})" if outcome.reason else "")
+        + f", {esc(units.format_seconds(outcome.elapsed_s))}.</p>",
+    ]
+    logs = problem_logs(outcome) + list(outcome.errors)
+    if logs:
+        parts.append("<ul>" + "".join(f"<li>{esc(line)}</li>" for line in logs) + "</ul>")
+    notes = [str(r["message"]) for r in outcome.of_type("log") if r["level"] == "info"]
+    if notes:
+        parts.append(
+            '<ul class="small muted">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>"
+        )
+    if outcome.status == "crashed" and outcome.stderr_tail.strip():
+        parts.append(
+            f"<details><summary>error output</summary><pre>{esc(outcome.stderr_tail)}</pre>"
+            "</details>"
+        )
+    metrics = outcome.metrics()
+    sweep_figures = []
+    for s in sweeps(metrics):
+        drawn = charts.sweep(s)
+        if drawn is not None:
+            chart, title = drawn
+            sweep_figures.append(
+                figure(
+                    chart,
+                    f"{title}: median and p99 of each {s.metric} metric below.",
+                    legend=[("k0", "median"), ("k1", "p99")],
+                )
+            )
+    parts.append(chart_row(sweep_figures))
+    names = metric_display_names(outcome, metrics)
+    for m, name in zip(metrics, names, strict=True):
+        parts.append(_metric_block(outcome, m, name, series, columns))
+    for v in verdicts(outcome):
+        evidence = "".join(f"<li>{esc(e)}</li>" for e in v.evidence)
+        control = "".join(f"<li>{esc(e)}</li>" for e in v.control_evidence)
+        parts.append(
+            f"<h4>{badge(v.outcome.upper(), v.outcome)} {esc(v.label or '')} {esc(v.check)}</h4>"
+            f"<p>{esc(v.reason)}</p><ul>{evidence}</ul>"
+            f"<p>{badge(v.control_outcome.replace('_', ' '), v.control_outcome)} "
+            f"{esc(v.control_sentence)}</p>" + (f"<ul>{control}</ul>" if control else "")
+        )
+    for record in outcome.of_type("table"):
+        parts.append(_table_block(outcome, record))
+    return "\n".join(p for p in parts if p)
+
+
+def _metric_block(
+    outcome: ScenarioOutcome,
+    m: MetricSummary,
+    name: str,
+    series: Mapping[str, Sequence[float]],
+    columns: int,
+) -> str:
+    unit_name, div = row_unit(m)
+
+    def cell(value: float | None) -> str:
+        return esc(units.format_in(value, m.unit, div))
+
+    headers = ["samples", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "stddev"]
+    headers += ["warm-up", "invalid", "clamped"]
+    row = [f"{m.count:,}"] + [
+        cell(v) for v in (m.min, m.mean, m.p50, m.p90, m.p99, m.p99_9, m.max, m.stddev)
+    ]
+    row += [f"{m.warmup:,}", f"{m.invalid:,}", f"{m.clamped:,}"]
+    params = ", ".join(f"{k}={v}" for k, v in m.params.items())
+    row_id = SummaryRow("", outcome.name, name, m).anchor
+    html = (
+        f'<h4 id="{row_id}">{esc(name)}: {esc(m.title or m.metric)}</h4>'
+        f'<p class="small muted">values in {esc(unit_name)}'
+        + (f"; parameters: {esc(params)}" if params else "")
+        + "</p>"
+        + table(headers, [row], numeric=[True] * len(headers),
+                hide_narrow=[False] * 9 + [True] * 3)
+    )  # fmt: skip
+    figures = []
+    hist = charts.histogram(m, columns)
+    if hist is not None:
+        figures.append(figure(hist, f"All {m.count:,} samples by value; dashed: median, p99, max."))
+    sf = outcome.samples_for(m)
+    values = series.get(sf.path, ()) if sf is not None else ()
+    which = "every sample" if len(values) == m.count else f"the first {len(values):,} samples"
+    where = f" Raw data: {sf.path}." if sf is not None else ""
+    tick = (
+        charts.tick_diagram(outcome, m, values)
+        if m.scenario == "clk.tick.duration" and m.metric == "loop"
+        else None
+    )
+    drawn = charts.series(m, values, columns)
+    if drawn is not None:
+        figures.append(
+            figure(drawn, f"Value of {which} in order; red marks: beyond the scale." + where)
+        )
+    if tick is not None:
+        chart, first, above, lines = tick
+        figures.append(
+            figure(
+                chart,
+                f"Loops from number {first:,} on (where the lower line is clearest), zoomed "
+                f"on the two lines: the lower line is the "
+                "undisturbed loop, the upper line the loops the clock tick interrupted. "
+                + (f"{above:,} of them lie above the window (red marks)." if above else ""),
+                legend=[
+                    ("k2", f"normal loop, typical {units.format_duration(lines.normal_typical)}"),
+                    ("k1", f"hit by the tick, typical {units.format_duration(lines.tick_typical)}"),
+                ],
+            )
+        )
+    return html + chart_row(figures)
+
+
+def _table_block(outcome: ScenarioOutcome, record: Mapping[str, Any]) -> str:
+    t = next(t for t in tables(outcome) if t.name == record["name"])
+    figures = []
+    name = str(record["name"])
+    if "_vs_" in name:
+        chart = charts.versus_table(record, outcome.counter_hz)
+        if chart is not None:
+            figures.append(
+                figure(
+                    chart,
+                    f"{t.title}: mean (line), min and max of each row of the table.",
+                    legend=[("k2", "min"), ("k0", "mean"), ("k3", "max")],
+                )
+            )
+    phases = charts.interrupt_phases(record)
+    if phases is not None:
+        found = next((m for m in outcome.metrics() if m.metric == "min_period"), None)
+        result = ""
+        if found is not None and found.count:
+            params = ", ".join(f"{k} {v}" for k, v in found.params.items())
+            what = found.title or "smallest loss-free period"
+            result = f" {what}: {format_value(found, found.max)}" + (
+                f" ({params})." if params else "."
+            )
+        figures.append(
+            figure(
+                phases,
+                f"{t.title}: each phase of the search, in the order run (log scale).{result}",
+                legend=[("k0", "generated"), ("k2", "serviced"), ("k3", "lost")],
+            )
+        )
+    html = f"<h4>{esc(t.title)}</h4>" + chart_row(figures)
+    if not t.rows:
+        return html + '<p class="muted">(no rows)</p>'
+    body = table(t.headers, t.rows, numeric=t.numeric)
+    if len(t.rows) > _LONG_TABLE_ROWS:
+        body = f"<details><summary>the table ({len(t.rows)} rows)</summary>{body}</details>"
+    return html + body
+
+
+# ---- the rest -------------------------------------------------------------
+
+
+def _not_implemented(doc: ResultsDocument) -> str:
+    missing = [o for o in doc.scenarios if o.status == "not_implemented"]
+    if not missing:
+        return ""
+    items = "".join(
+        f"<li><code>{esc(o.name)}</code> {esc(unit_labels(o))} {esc(o.summary or '')}</li>"
+        for o in missing
+    )
+    return (
+        f'<section class="block" id="missing"><h2>Not implemented in this build</h2>'
+        f"<details><summary>{len(missing)} catalog ids (`rtbench list` shows the catalog)"
+        f"</summary><ul>{items}</ul></details></section>"
+    )
+
+
+def _run_section(doc: ResultsDocument) -> str:
+    run = doc.run
+    rows: list[tuple[str, Any]] = [
+        ("run", run.id),
+        ("profile", run.profile),
+        ("measurement CPU", run.cpu),
+        ("target", run.target),
+        ("started", run.started),
+        ("finished", run.finished or "-"),
+        ("complete", "yes" if run.complete else "no"),
+        ("real-time", "yes" if run.realtime else "NO"),
+        ("patterns", " ".join(run.patterns) or "(all)"),
+        ("command", " ".join(run.command_line)),
+    ]
+    if run.options.get("set"):
+        rows.append(("options", json.dumps(run.options["set"])))
+    html = '<section class="block" id="run"><h2>Run details</h2>' + kv_table(rows)
+    if doc.calibration is not None:
+        cal = doc.calibration
+        hz = float(cal.counter["hz"])
+        html += "<h3>Calibration</h3>" + kv_table(
+            [
+                ("counter", cal.counter.get("name")),
+                ("frequency", f"{hz:,.0f} Hz ({1e9 / hz:.3f} ns per tick)"),
+                ("how measured", cal.counter.get("note") or "-"),
+                (
+                    "timestamp overhead",
+                    f"{cal.overhead_ticks} ticks = {units.format_duration(cal.overhead_ns)} "
+                    "(subtracted from every sample)",
+                ),
+            ]
+        )
+    meta = first_meta(doc)
+    if meta is not None:
+        build = meta.get("build") or {}
+        html += "<h3>Core</h3>" + kv_table(
+            [
+                ("operating system", f"{meta['os']} {meta['os_release']}"),
+                ("architecture", meta["arch"]),
+                ("C library", meta.get("libc") or "-"),
+                ("port", meta["port"]),
+                ("rtbench-core", meta["core_version"]),
+                ("compiler / build", f"{build.get('compiler', '-')} {build.get('type', '')}"),
+                ("interrupt source", meta.get("irq_source") or "-"),
+                ("capabilities", ", ".join(meta["caps"])),
+                ("degraded", meta["degraded"] or "no"),
+            ]
+        )
+    changes = doc.settings.get("changes", [])
+    skipped = doc.settings.get("skipped", [])
+    if changes or skipped:
+        rows_s = [
+            [str(c.get(k)) for k in ("setting", "original", "applied", "restored")]
+            + [str(c.get("note") or "")]
+            for c in changes
+        ]
+        rows_s += [
+            [str(k.get("setting")), "", "not changed", "", str(k.get("reason") or "")]
+            for k in skipped
+        ]
+        html += "<h3>Host settings changed for the run</h3>" + table(
+            ["setting", "original", "during the run", "restored", "note"], rows_s
+        )
+    if doc.caveats:
+        html += "<h3>Every caveat of the host check</h3>" + table(
+            ["severity", "what", "advice"],
+            [
+                [str(c.get("severity", "")), str(c.get("message", "")), str(c.get("advice", ""))]
+                for c in doc.caveats
+            ],
+        )
+    flat: list[tuple[str, Any]] = []
+    _flatten("", doc.host, flat)
+    if flat:
+        html += "<details><summary>Host snapshot</summary>" + kv_table(flat) + "</details>"
+    return html + "</section>"
 
 
 def _flatten(prefix: str, value: Any, out: list[tuple[str, Any]]) -> None:
@@ -71,365 +660,3 @@ def _flatten(prefix: str, value: Any, out: list[tuple[str, Any]]) -> None:
         out.append((prefix, ", ".join(str(v) for v in value)))
     else:
         out.append((prefix, "" if value is None else value))
-
-
-def render(doc: ResultsDocument, series: Mapping[str, Sequence[float]]) -> str:
-    """The report as HTML text; `series` maps a samples CSV path to its values."""
-    run = doc.run
-    parts: list[str] = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>rtbench report {_e(run.id)}</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>rtbench evaluation report: {_e(run.id)}</h1>",
-    ]
-    if not run.realtime:
-        parts.append(
-            '<p class="banner">NOT REAL-TIME: the core ran without a real-time scheduling '
-            "policy. These numbers do not show what the system can do.</p>"
-        )
-    if not run.complete:
-        why = "interrupted" if run.interrupted else "did not finish"
-        parts.append(f'<p class="banner">Incomplete run ({why}).</p>')
-    parts.append(_run_section(doc))
-    parts.append(_host_section(doc))
-    parts.append(_overview_section(doc))
-    for outcome in doc.scenarios:
-        if outcome.status == "not_implemented":
-            continue
-        parts.append(_scenario_section(outcome, series))
-    missing = [o for o in doc.scenarios if o.status == "not_implemented"]
-    if missing:
-        items = "".join(
-            f"<li><code>{_e(o.name)}</code> {_e(_labels(o))} {_e(o.summary or '')}</li>"
-            for o in missing
-        )
-        parts.append(f"<h2>Not implemented in this build</h2><ul>{items}</ul>")
-    parts.append(
-        f'<p class="muted">Written by rtbench {_e(doc.rtbench_version)}; '
-        "results schema version 1.</p></body></html>"
-    )
-    return "\n".join(parts) + "\n"
-
-
-def _labels(outcome: ScenarioOutcome) -> str:
-    return ", ".join(sorted({i.label for i in outcome.ids if i.label}))
-
-
-def _run_section(doc: ResultsDocument) -> str:
-    run = doc.run
-    rows: list[tuple[str, Any]] = [
-        ("profile", run.profile),
-        ("measurement CPU", run.cpu),
-        ("target", run.target),
-        ("started", run.started),
-        ("finished", run.finished or "-"),
-        ("complete", "yes" if run.complete else "no"),
-        ("real-time", "yes" if run.realtime else "NO"),
-        ("patterns", " ".join(run.patterns) or "(all)"),
-        ("command", " ".join(run.command_line)),
-    ]
-    if run.options.get("set"):
-        rows.append(("options", json.dumps(run.options["set"])))
-    html = "<h2>Run</h2>" + _kv_table(rows)
-    if doc.calibration is not None:
-        cal = doc.calibration
-        hz = float(cal.counter["hz"])
-        html += "<h3>Calibration</h3>" + _kv_table(
-            [
-                ("counter", cal.counter.get("name")),
-                ("frequency", f"{hz:,.0f} Hz ({1e9 / hz:.3f} ns per tick)"),
-                ("how measured", cal.counter.get("note") or "-"),
-                (
-                    "timestamp overhead",
-                    f"{cal.overhead_ticks} ticks = {units.format_duration(cal.overhead_ns)} "
-                    "(subtracted from every sample)",
-                ),
-            ]
-        )
-    changes = doc.settings.get("changes", [])
-    skipped = doc.settings.get("skipped", [])
-    if changes or skipped:
-        body = "".join(
-            f"<tr><td>{_e(c.get('setting'))}</td><td>{_e(c.get('original'))}</td>"
-            f"<td>{_e(c.get('applied'))}</td><td>{_e(c.get('restored'))}</td>"
-            f"<td>{_e(c.get('note') or '')}</td></tr>"
-            for c in changes
-        )
-        body += "".join(
-            f"<tr><td>{_e(k.get('setting'))}</td><td colspan=3>not changed</td>"
-            f"<td>{_e(k.get('reason'))}</td></tr>"
-            for k in skipped
-        )
-        html += (
-            "<h3>Host settings changed for the run</h3><table><tr><th>setting</th>"
-            "<th>original</th><th>during the run</th><th>restored</th><th>note</th></tr>"
-            f"{body}</table>"
-        )
-    return html
-
-
-def _host_section(doc: ResultsDocument) -> str:
-    html = "<h2>System</h2>"
-    meta = first_meta(doc)
-    if meta is not None:
-        build = meta.get("build") or {}
-        counter = meta["counter"]
-        html += _kv_table(
-            [
-                ("operating system", f"{meta['os']} {meta['os_release']}"),
-                ("architecture", meta["arch"]),
-                ("C library", meta.get("libc") or "-"),
-                ("port", meta["port"]),
-                ("rtbench-core", meta["core_version"]),
-                ("compiler / build", f"{build.get('compiler', '-')} {build.get('type', '')}"),
-                ("counter", f"{counter['name']} at {float(counter['hz']):,.0f} Hz"),
-                ("interrupt source", meta.get("irq_source") or "-"),
-                ("capabilities", ", ".join(meta["caps"])),
-                ("degraded", meta["degraded"] or "no"),
-            ]
-        )
-    if doc.caveats:
-        items = "".join(
-            f"<li><b>{_e(c.get('severity', ''))}</b>: {_e(c.get('message', ''))} "
-            f"<i>{_e(c.get('advice', ''))}</i></li>"
-            for c in doc.caveats
-        )
-        html += f"<h3>Caveats</h3><ul>{items}</ul>"
-    flat: list[tuple[str, Any]] = []
-    _flatten("", doc.host, flat)
-    if flat:
-        html += "<details><summary>Host snapshot</summary>" + _kv_table(flat) + "</details>"
-    return html
-
-
-def _overview_section(doc: ResultsDocument) -> str:
-    counts = status_counts(doc)
-    summary = ", ".join(f"{n} {STATUS_WORDS.get(s, s)}" for s, n in counts.items())
-    rows = "".join(
-        f"<tr><td><a href='#{_e(o.name)}'><code>{_e(o.name)}</code></a></td>"
-        f"<td>{_e(_labels(o))}</td>"
-        f"<td class='st-{_e(o.status)}'>{_e(STATUS_WORDS.get(o.status, o.status))}</td>"
-        f"<td class='n'>{_e(units.format_seconds(o.elapsed_s))}</td>"
-        f"<td>{_e(o.reason or '')}</td></tr>"
-        for o in doc.scenarios
-        if o.status != "not_implemented"
-    )
-    return (
-        f"<h2>Overview</h2><p>{_e(summary)}</p><table><tr><th>scenario</th><th>labels</th>"
-        f"<th>status</th><th>time</th><th>reason</th></tr>{rows}</table>"
-    )
-
-
-def _scenario_section(outcome: ScenarioOutcome, series: Mapping[str, Sequence[float]]) -> str:
-    labels = _labels(outcome)
-    parts = [
-        f"<h2 id='{_e(outcome.name)}'>{_e(outcome.name)}"
-        + (f" <span class='muted'>{_e(labels)}</span>" if labels else "")
-        + "</h2>",
-        f"<p>{_e(outcome.summary or '')} Status: "
-        f"<span class='badge st-{_e(outcome.status)}'>"
-        f"{_e(STATUS_WORDS.get(outcome.status, outcome.status))}</span>"
-        + (f" ({_e(outcome.reason)})" if outcome.reason else "")
-        + f", {_e(units.format_seconds(outcome.elapsed_s))}.</p>",
-    ]
-    logs = problem_logs(outcome) + list(outcome.errors)
-    if logs:
-        parts.append("<ul>" + "".join(f"<li>{_e(line)}</li>" for line in logs) + "</ul>")
-    if outcome.status == "crashed" and outcome.stderr_tail.strip():
-        parts.append(
-            "<details><summary>error output</summary><pre>"
-            f"{_e(outcome.stderr_tail)}</pre></details>"
-        )
-    metrics = outcome.metrics()
-    for m, name in zip(metrics, metric_display_names(outcome, metrics), strict=True):
-        parts.append(_metric_block(outcome, m, name, series))
-    for v in verdicts(outcome):
-        evidence = "".join(f"<li>{_e(e)}</li>" for e in v.evidence)
-        control = "".join(f"<li>{_e(e)}</li>" for e in v.control_evidence)
-        parts.append(
-            f"<h3>Verdict {_e(v.scenario)} {_e(v.label or '')}: {_e(v.check)}</h3>"
-            f"<p><span class='badge v-{_e(v.outcome)}'>{_e(v.outcome.upper())}</span> "
-            f"{_e(v.reason)}</p><ul>{evidence}</ul>"
-            f"<p>{_e(v.control_sentence)}</p><ul>{control}</ul>"
-        )
-    for t in tables(outcome):
-        head = "".join(f"<th>{_e(h)}</th>" for h in t.headers)
-        body = "".join(
-            "<tr>"
-            + "".join(
-                f"<td class='n'>{_e(c)}</td>" if t.numeric[i] else f"<td>{_e(c)}</td>"
-                for i, c in enumerate(row)
-            )
-            + "</tr>"
-            for row in t.rows
-        )
-        parts.append(f"<h3>{_e(t.title)}</h3><table><tr>{head}</tr>{body}</table>")
-    return "\n".join(parts)
-
-
-def _metric_block(
-    outcome: ScenarioOutcome,
-    m: MetricSummary,
-    name: str,
-    series: Mapping[str, Sequence[float]],
-) -> str:
-    unit_name, div = row_unit(m)
-
-    def cell(value: float | None) -> str:
-        return f"<td class='n'>{_e(units.format_in(value, m.unit, div))}</td>"
-
-    headers = ["samples", "min", "mean", "p50", "p90", "p99", "p99.9", "max", "stddev"]
-    headers += ["warm-up", "invalid", "clamped"]
-    row = (
-        f"<td class='n'>{m.count:,}</td>"
-        + "".join(cell(v) for v in (m.min, m.mean, m.p50, m.p90, m.p99, m.p99_9, m.max))
-        + cell(m.stddev)
-        + f"<td class='n'>{m.warmup:,}</td><td class='n'>{m.invalid:,}</td>"
-        f"<td class='n'>{m.clamped:,}</td>"
-    )
-    title = m.title or m.metric
-    params = ", ".join(f"{k}={v}" for k, v in m.params.items())
-    html = (
-        f"<h3>{_e(name)}: {_e(title)}</h3>"
-        + (f"<p class='muted'>parameters: {_e(params)}</p>" if params else "")
-        + f"<p class='muted'>values in {_e(unit_name)}</p>"
-        + "<table><tr>"
-        + "".join(f"<th>{_e(h)}</th>" for h in headers)
-        + f"</tr><tr>{row}</tr></table>"
-    )
-    charts = []
-    if m.histogram:
-        charts.append(
-            _figure(
-                histogram_svg(m.histogram, m.unit, div, unit_name),
-                f"Histogram of all {m.count:,} samples (logarithmic counts).",
-            )
-        )
-    sf = outcome.samples_for(m)
-    values = series.get(sf.path, ()) if sf is not None else ()
-    if values:
-        which = "every sample" if len(values) == m.count else f"the first {len(values):,} samples"
-        charts.append(
-            _figure(
-                series_svg(values, m.unit, div, unit_name),
-                f"Value of {which} in order (raw data: {sf.path if sf else ''}).",
-            )
-        )
-    if charts:
-        html += "<div class='charts'>" + "".join(charts) + "</div>"
-    return html
-
-
-def _figure(svg: str, caption: str) -> str:
-    return f"<figure>{svg}<figcaption class='muted'>{_e(caption)}</figcaption></figure>"
-
-
-def _nice_label(value: float, unit: str, div: float) -> str:
-    return units.format_in(value, unit, div)
-
-
-def histogram_svg(buckets: Sequence[Bucket], unit: str, div: float, unit_name: str) -> str:
-    """Histogram with logarithmic counts (and a logarithmic value axis for wide ranges)."""
-    lo = min(b.lower for b in buckets)
-    hi = max(b.upper for b in buckets)
-    log_x = lo > 0 and hi / lo > 20
-    nbins = 60
-
-    def pos(v: float) -> float:
-        if hi <= lo:
-            return 0.5
-        if log_x:
-            return (math.log(max(v, lo)) - math.log(lo)) / (math.log(hi) - math.log(lo))
-        return (v - lo) / (hi - lo)
-
-    bins = [0] * nbins
-    for b in buckets:
-        mid = (b.lower + b.upper) / 2
-        bins[min(int(pos(mid) * nbins), nbins - 1)] += b.count
-    top = max(bins)
-    plot_w = _HIST_W - _PAD_L - _PAD_R
-    plot_h = _HIST_H - _PAD_T - _PAD_B
-    bar_w = plot_w / nbins
-    rects = []
-    for i, count in enumerate(bins):
-        if count == 0:
-            continue
-        h = plot_h * math.log10(count + 1) / math.log10(top + 1)
-        x = _PAD_L + i * bar_w
-        y = _PAD_T + plot_h - h
-        rects.append(
-            f"<rect x='{x:.1f}' y='{y:.1f}' width='{max(bar_w - 0.5, 0.5):.1f}' "
-            f"height='{h:.1f}' fill='#3b6fb6'><title>{count:,} samples</title></rect>"
-        )
-    axis = _axes(
-        _HIST_W,
-        _HIST_H,
-        f"{_nice_label(lo, unit, div)}",
-        f"{_nice_label(hi, unit, div)} {unit_name}" + (" (log scale)" if log_x else ""),
-        f"{top:,}",
-        "1",
-    )
-    return (
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{_HIST_W}' height='{_HIST_H}' "
-        f"role='img'><title>Histogram, logarithmic counts</title>{axis}{''.join(rects)}"
-        f"<text x='{_PAD_L}' y='{_PAD_T - 2}' font-size='10' fill='#555'>"
-        "samples (log)</text></svg>"
-    )
-
-
-def series_svg(values: Sequence[float], unit: str, div: float, unit_name: str) -> str:
-    """Per-sample values in order; long series are drawn as min-max columns so every
-    spike stays visible."""
-    n = len(values)
-    vmin, vmax = min(values), max(values)
-    span = vmax - vmin or 1.0
-    plot_w = _SERIES_W - _PAD_L - _PAD_R
-    plot_h = _SERIES_H - _PAD_T - _PAD_B
-
-    def y(v: float) -> float:
-        return _PAD_T + plot_h - (v - vmin) / span * plot_h
-
-    marks = []
-    if n <= _MAX_COLUMNS:
-        for i, v in enumerate(values):
-            x = _PAD_L + (i + 0.5) / n * plot_w
-            marks.append(f"<circle cx='{x:.1f}' cy='{y(v):.1f}' r='1.3' fill='#3b6fb6'/>")
-    else:
-        per = n / _MAX_COLUMNS
-        for c in range(_MAX_COLUMNS):
-            chunk = values[int(c * per) : max(int((c + 1) * per), int(c * per) + 1)]
-            x = _PAD_L + (c + 0.5) / _MAX_COLUMNS * plot_w
-            top, bottom = y(max(chunk)), y(min(chunk))
-            marks.append(
-                f"<line x1='{x:.1f}' y1='{top:.1f}' x2='{x:.1f}' "
-                f"y2='{max(bottom, top + 1):.1f}' stroke='#3b6fb6' stroke-width='1'/>"
-            )
-    axis = _axes(
-        _SERIES_W,
-        _SERIES_H,
-        "0",
-        f"sample {n - 1:,}",
-        f"{_nice_label(vmax, unit, div)} {unit_name}",
-        f"{_nice_label(vmin, unit, div)}",
-    )
-    return (
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{_SERIES_W}' height='{_SERIES_H}' "
-        f"role='img'><title>Value of each sample in order</title>{axis}{''.join(marks)}</svg>"
-    )
-
-
-def _axes(width: int, height: int, x_lo: str, x_hi: str, y_hi: str, y_lo: str) -> str:
-    x0, y0 = _PAD_L, height - _PAD_B
-    x1, y1 = width - _PAD_R, _PAD_T
-    return (
-        f"<line x1='{x0}' y1='{y0}' x2='{x1}' y2='{y0}' stroke='#888'/>"
-        f"<line x1='{x0}' y1='{y0}' x2='{x0}' y2='{y1}' stroke='#888'/>"
-        f"<text x='{x0}' y='{y0 + 14}' font-size='10' fill='#333'>{_e(x_lo)}</text>"
-        f"<text x='{x1}' y='{y0 + 14}' font-size='10' fill='#333' "
-        f"text-anchor='end'>{_e(x_hi)}</text>"
-        f"<text x='{x0 - 4}' y='{y1 + 8}' font-size='10' fill='#333' "
-        f"text-anchor='end'>{_e(y_hi)}</text>"
-        f"<text x='{x0 - 4}' y='{y0}' font-size='10' fill='#333' "
-        f"text-anchor='end'>{_e(y_lo)}</text>"
-    )

@@ -1,26 +1,41 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The terminal report: the run summary `rtbench run` prints and `rtbench show`."""
+"""The terminal report: the summary `rtbench run` ends with and `rtbench show`
+prints, and the full tables of `rtbench show --details`."""
 
 from __future__ import annotations
 
+import datetime as dt
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from rtbench import units
 from rtbench.report.common import (
     STATUS_WORDS,
     TableView,
+    VerdictView,
+    all_verdicts,
+    by_family,
     first_meta,
+    format_ratio,
+    format_value,
+    max_ratio,
     metric_display_names,
     notes,
+    one_line,
     problem_logs,
+    problem_units,
     row_unit,
+    short_caveat,
     status_counts,
+    sweeps,
     tables,
     verdict_counts,
     verdicts,
+    warning_caveats,
 )
-from rtbench.results import ResultsDocument, ScenarioOutcome
+from rtbench.results import REPORT_FILE, ResultsDocument, ScenarioOutcome
+from rtbench.stats import MetricSummary
 
 _COLORS = {
     "bold": "1",
@@ -46,6 +61,13 @@ _STATUS_COLORS = {
 }
 
 
+_TABLE_ROWS_MAX = 30
+_TABLE_HEAD_ROWS = 15
+_TABLE_TAIL_ROWS = 5
+_TEXT_CELL_MAX = 60
+_WRAP_WIDTH = 100
+
+
 class _Style:
     def __init__(self, color: bool) -> None:
         self.color = color
@@ -69,9 +91,24 @@ def _align(rows: Sequence[Sequence[str]], numeric: Sequence[bool], indent: str =
     return out
 
 
-def render(doc: ResultsDocument, *, color: bool = False, location: str | None = None) -> str:
-    """The terminal report of a results document."""
+def render(
+    doc: ResultsDocument,
+    *,
+    color: bool = False,
+    location: str | None = None,
+    details: bool = False,
+    width: int = _WRAP_WIDTH,
+) -> str:
+    """The terminal report of a results document: a summary that fits one screen
+    (one line per metric, per verdict, per caveat), or with `details` every
+    statistic, verdict's evidence and table. `location` is the results directory."""
     s = _Style(color)
+    if details:
+        return _details(doc, s, location)
+    return _summary(doc, s, location, max(width, 60))
+
+
+def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
     run = doc.run
     lines: list[str] = []
     lines.append(
@@ -222,13 +259,6 @@ def _verdicts_section(doc: ResultsDocument, s: _Style) -> list[str]:
     return out
 
 
-_TABLE_ROWS_MAX = 30
-_TABLE_HEAD_ROWS = 15
-_TABLE_TAIL_ROWS = 5
-_TEXT_CELL_MAX = 60
-_WRAP_WIDTH = 100
-
-
 def _render_table(t: TableView) -> list[str]:
     """Aligned rows; long tables keep their first and last rows (report.html has all)."""
     shown: list[tuple[str, ...] | None] = list(t.rows)
@@ -314,3 +344,230 @@ def _summary_line(doc: ResultsDocument) -> str:
     if not doc.run.complete:
         text += "; run INCOMPLETE"
     return text
+
+
+# ---- the summary -------------------------------------------------------------
+
+
+def _summary(doc: ResultsDocument, s: _Style, location: str | None, width: int) -> str:
+    run = doc.run
+    lines = _summary_header(doc, s, width)
+    if not run.realtime:
+        lines += [
+            "",
+            s(
+                one_line(
+                    "NOT REAL-TIME: the core ran without a real-time scheduling policy; "
+                    "these numbers do not show what the system can do.",
+                    width,
+                ),
+                "bold",
+                "red",
+            ),
+        ]
+    warnings = warning_caveats(doc)
+    if warnings:
+        lines += ["", s(f"Caveats ({len(warnings)}; the report says what each means and what "
+                        "to do)", "bold")]  # fmt: skip
+        lines += [f"  ! {short_caveat(c, width - 4)}" for c in warnings]
+    lines += _summary_verdicts(doc, s, width)
+    lines += _summary_results(doc, s, width)
+    lines += _summary_problems(doc, s, width)
+    lines += ["", _summary_line(doc)]
+    if location:
+        report = f"{location.rstrip('/')}/{REPORT_FILE}"
+        lines.append(f"report: {report}")
+        lines.append(f"every table: rtbench show {location} --details")
+    return "\n".join(lines) + "\n"
+
+
+def _summary_header(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
+    run = doc.run
+    state = "complete" if run.complete else "INCOMPLETE"
+    if run.interrupted:
+        state += " (interrupted)"
+    took = _run_seconds(doc)
+    if took is not None:
+        state += f" in {units.format_seconds(took)}"
+    head = (
+        s(f"rtbench {doc.rtbench_version}", "bold")
+        + f"  run {run.id}, profile {run.profile}, CPU {run.cpu}, {run.target}: {state}"
+    )
+    meta = first_meta(doc)
+    host: Mapping[str, Any] = doc.host
+    kernel = _mapping(host.get("kernel"))
+    cpus = _mapping(host.get("cpus"))
+    bits = []
+    if host.get("hostname"):
+        bits.append(str(host["hostname"]))
+    if meta is not None:
+        bits.append(f"{meta['os']} {kernel.get('release') or meta['os_release']}")
+    if kernel.get("preempt_rt") is not None:
+        bits.append("PREEMPT_RT" if kernel["preempt_rt"] else "not PREEMPT_RT")
+    if cpus.get("model"):
+        bits.append(str(cpus["model"]))
+    if meta is not None:
+        bits.append(str(meta.get("libc") or meta["port"]))
+    system = "system: " + ", ".join(bits)
+    counter = ""
+    if doc.calibration is not None:
+        cal = doc.calibration
+        hz = float(cal.counter["hz"])
+        counter = (
+            f"counter: {cal.counter['name']} at {hz / 1e6:,.0f} MHz ({1e9 / hz:.3g} ns per tick), "
+            f"timestamp overhead {units.format_duration(cal.overhead_ns)}"
+        )
+    return [head, one_line(system, width)] + ([one_line(counter, width)] if counter else [])
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _run_seconds(doc: ResultsDocument) -> float | None:
+    try:
+        started = dt.datetime.fromisoformat(doc.run.started)
+        finished = dt.datetime.fromisoformat(doc.run.finished or "")
+    except ValueError:
+        return None
+    return max((finished - started).total_seconds(), 0.0)
+
+
+def _summary_verdicts(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
+    found = all_verdicts(doc)
+    if not found:
+        return []
+    vc = verdict_counts(doc)
+    tally = ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
+    out = ["", s(f"Verdicts: {tally}", "bold")]
+    label_w = max(len(v.label or v.scenario) for _o, v in found)
+    word_w = max(len(v.outcome) for _o, v in found)
+    # A test whose checks all passed with their controls caught takes one line;
+    # any other verdict has its own line with its reason.
+    groups: list[list[VerdictView]] = []
+    for _outcome, v in found:
+        clean = v.outcome == "pass" and v.control_outcome == "caught"
+        last = groups[-1] if groups else None
+        if (
+            clean
+            and last
+            and last[0].label == v.label
+            and last[0].scenario == v.scenario
+            and (last[-1].outcome == "pass" and last[-1].control_outcome == "caught")
+        ):
+            last.append(v)
+        else:
+            groups.append([v])
+    for group in groups:
+        v = group[0]
+        word = v.outcome.upper()
+        name = (v.label or v.scenario).ljust(label_w)
+        if len(group) > 1:
+            checks = ", ".join(g.check for g in group)
+            text = f"{name}  {len(group)} checks, every control caught: {checks}"
+        else:
+            control = "" if v.control_outcome == "caught" else f" [control {v.control_outcome}]"
+            text = f"{name}  {v.check}{control}: {v.reason}"
+        styled = s(word.ljust(word_w), "bold", _OUTCOME_COLORS.get(word, "bold"))
+        out.append(f"  {styled}  {one_line(text, width - word_w - 4)}")
+    return out
+
+
+def _summary_results(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
+    rows: list[list[str]] = [["", "metric", "median", "p99", "max", "max/med"]]
+    for _family, outcomes in by_family(doc):
+        for outcome in outcomes:
+            rows.extend(_result_lines(outcome))
+    if len(rows) == 1:
+        return []
+    numeric = [False, False, True, True, True, True]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(numeric))]
+    # The metric column gets what the others leave of the width.
+    fixed = sum(w for i, w in enumerate(widths) if i != 1) + 2 * (len(widths) - 1) + 2
+    widths[1] = max(min(widths[1], width - fixed), 16)
+    out = ["", s("Results", "bold") + s("  (one line per metric; a sweep of one parameter on one "
+                                       "line, as ranges)", "dim")]  # fmt: skip
+    for n, row in enumerate(rows):
+        cells = []
+        for i, text in enumerate(row):
+            cell = text[: widths[1] - 1] + "…" if i == 1 and len(text) > widths[1] else text
+            cells.append(cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]))
+        line = ("  " + "  ".join(cells)).rstrip()
+        out.append(s(line, "dim") if n == 0 else line)
+    return out
+
+
+def _result_lines(outcome: ScenarioOutcome) -> list[list[str]]:
+    metrics = outcome.metrics()
+    names = metric_display_names(outcome, metrics)
+    grouped = {id(m): sw for sw in sweeps(metrics, minimum=2) for _x, m in sw.points}
+    lines: list[list[str]] = []
+    done: set[int] = set()
+    for m, name in zip(metrics, names, strict=True):
+        sw = grouped.get(id(m))
+        if sw is None:
+            lines.append(
+                [
+                    m.label or "",
+                    name,
+                    format_value(m, m.p50),
+                    format_value(m, m.p99),
+                    format_value(m, m.max),
+                    format_ratio(max_ratio(m)),
+                ]
+            )
+            continue
+        if id(sw) in done:
+            continue
+        done.add(id(sw))
+        group = [p[1] for p in sw.points]
+        xs = [p[0] for p in sw.points]
+        lines.append(
+            [
+                m.label or "",
+                f"{sw.scenario} {sw.metric} [{sw.param} {_num(xs[0])}..{_num(xs[-1])}]",
+                _span(group, lambda g: g.p50),
+                _span(group, lambda g: g.p99),
+                _span(group, lambda g: g.max),
+                format_ratio(_largest([max_ratio(g) for g in group])),
+            ]
+        )
+    return lines
+
+
+def _num(value: float) -> str:
+    return f"{int(value):,}" if value == int(value) else f"{value:g}"
+
+
+def _largest(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+def _span(group: Sequence[MetricSummary], pick: Callable[[MetricSummary], float | None]) -> str:
+    """`1.17-1.53 µs` over a sweep (each end in its own unit when they differ)."""
+    values = [(pick(m), m) for m in group]
+    present = [(v, m) for v, m in values if v is not None]
+    if not present:
+        return "-"
+    low = min(present, key=lambda p: p[0])
+    high = max(present, key=lambda p: p[0])
+    a, b = format_value(low[1], low[0]), format_value(high[1], high[0])
+    if a == b:
+        return a
+    unit_a, unit_b = a.rpartition(" ")[2], b.rpartition(" ")[2]
+    if unit_a == unit_b and " " in a:
+        return f"{a.rpartition(' ')[0]}-{b}"
+    return f"{a}-{b}"
+
+
+def _summary_problems(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
+    out = []
+    for outcome in problem_units(doc):
+        word = STATUS_WORDS.get(outcome.status, outcome.status).upper()
+        styled = s(word, "bold", _STATUS_COLORS.get(outcome.status, "bold"))
+        text = f"{outcome.name}: {outcome.reason or 'no reason given'}"
+        out.append(f"  {styled} {one_line(text, width - len(word) - 3)}")
+    if out:
+        out = ["", s("Scenarios that did not end ok", "bold"), *out]
+    return out
