@@ -63,8 +63,13 @@ def at_resolution(summary: MetricSummary, resolution: Resolution) -> frozenset[s
         if abs(value) <= limit:
             marked.add(key)
             continue
+        if key == "mean":  # an average is not a reading: only its distance to zero counts
+            continue
         for other, other_value in present.items():
-            if other != key and abs(value - other_value) <= limit:
+            if other in (key, "mean") or abs(value - other_value) > limit:
+                continue
+            # equal readings of a counter that shows every tick are exactly equal
+            if other_value != value or resolution.step_ticks > 1:
                 marked.add(key)
                 break
     return frozenset(marked)

@@ -199,7 +199,7 @@ def test_html_leads_with_system_caveats_verdicts_and_summary() -> None:
     assert "<h1>" in page and 'name="viewport"' in page
     # The system: host, kernel, CPU, counter with its resolution.
     system = page[page.index('id="system"') : page.index('id="verdicts"')]
-    for fact in ("vm", "6.18.44", "AMD EPYC", "tsc, 2,596 MHz, resolution 0.385 ns"):
+    for fact in ("vm", "6.18.44", "AMD EPYC", "tsc, 2,596 MHz: 0.385 ns per tick"):
         assert fact in system
     verdict_table = page[page.index('id="verdicts"') : page.index('id="summary"')]
     found = [v for s in doc.scenarios for v in common.verdicts(s)]

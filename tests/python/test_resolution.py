@@ -37,8 +37,14 @@ def test_figures_within_two_steps_are_marked() -> None:
     s = summary(min=10.0, p50=40.0, p99=55.0, p99_9=200.0, max=5000.0, mean=48.0)
     marked = at_resolution(s, r)
     assert "min" in marked  # within 20 ns of zero
-    assert {"p50", "p99", "mean"} <= marked  # within 20 ns of each other
+    assert {"p50", "p99"} <= marked  # within 20 ns of each other
+    assert "mean" not in marked  # an average: only its distance to zero counts
     assert "p99_9" not in marked and "max" not in marked
+    # equal readings: at the resolution of a stepping counter, exact on a fine one
+    same = summary(min=100.0, p50=300.0, p99=300.0, max=900.0)
+    assert {"p50", "p99"} <= at_resolution(same, r)
+    fine1 = Resolution.of_counter({"hz": 2_000_000_000, "step_ticks": 1})
+    assert at_resolution(same, fine1) == frozenset()
     # on a fine counter (0.5 ns steps) the same figures are all resolved
     fine = Resolution.of_counter({"hz": 2_000_000_000, "step_ticks": 1})
     assert at_resolution(s, fine) == frozenset()

@@ -116,7 +116,7 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
     missing (the browser tests need them); the runtime set never does."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("python3", "cmake", "cc", "make", "clang-format", "cat", "dirname"):
+    for tool in ("python3", "cmake", "cc", "make", "clang-format", "clang-14", "cat", "dirname"):
         (bin_dir / tool).symlink_to("/bin/true")
     script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
 
@@ -136,6 +136,9 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
 
     assert missing("runtime") == ""
     assert missing("dev") == "chromium chromium-driver"
+    (bin_dir / "clang-14").unlink()  # the fuzz step's compiler too
+    assert missing("dev") == "clang-14 libclang-rt-14-dev chromium chromium-driver"
+    (bin_dir / "clang-14").symlink_to("/bin/true")
     assert missing("dev", ("chromium",)) == "chromium-driver"
     assert missing("dev", ("chromium", "chromedriver")) == ""
 

@@ -52,6 +52,7 @@ from rtbench.report.common import (
 )
 from rtbench.report.page import badge, esc, facts, figure, kv_table, shell, table
 from rtbench.report.page import charts as chart_row
+from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
 
@@ -247,7 +248,7 @@ def _system_facts(doc: ResultsDocument) -> str:
         hz = float(counter.get("hz") or 0)
         text = str(counter.get("name", "?"))
         if hz:
-            text += f", {hz / 1e6:,.0f} MHz, resolution {1e9 / hz:.3g} ns"
+            text += f", {hz / 1e6:,.0f} MHz: {Resolution.of_counter(counter).describe()}"
         items.append(("counter", text))
     if doc.calibration is not None:
         items.append(("timestamp overhead", units.format_duration(doc.calibration.overhead_ns)))
@@ -331,6 +332,9 @@ def _summary_table(doc: ResultsDocument) -> str:
     if not rows:
         return ""
     decades = charts.ratio_decades([max_ratio(r.metric) for r in rows])
+    resolution = (
+        Resolution.of_counter(doc.calibration.counter) if doc.calibration is not None else None
+    )
     out: list[str] = []
     family = None
     for r in rows:
@@ -340,7 +344,7 @@ def _summary_table(doc: ResultsDocument) -> str:
                 f'<tr class="grp"><td colspan="7"><a href="#fam-{esc(family or "other")}">'
                 f"{esc(family_title(family))}</a></td></tr>"
             )
-        out.append(_summary_line(r, decades))
+        out.append(_summary_line(r, decades, resolution))
     head = (
         '<tr><th>test</th><th>metric</th><th class="narrow-hide">samples</th>'
         "<th>median</th><th>p99</th><th>max</th>"
@@ -350,15 +354,23 @@ def _summary_table(doc: ResultsDocument) -> str:
         '<section id="summary"><h2>Summary</h2>'
         '<p class="small muted">One line per metric. A maximum is the worst single sample '
         "of this run, not a bound. Bar: median at the left end, thick to p99, dot at the "
-        "max; ticks every factor of ten.</p>"
+        "max; ticks every factor of ten. ≈: at the counter's resolution (within two of its "
+        "steps of zero or of another figure of the row).</p>"
         + svgs.spark_scale(decades, _SPARK_SCALE)
         + f'<div class="scroll"><table class="tbl stack sum">{head}{"".join(out)}</table></div>'
         "</section>"
     )
 
 
-def _summary_line(r: SummaryRow, decades: int) -> str:
+def _summary_line(r: SummaryRow, decades: int, resolution: Resolution | None = None) -> str:
     m = r.metric
+    marked = at_resolution(m, resolution) if resolution is not None else frozenset()
+
+    def cell(key: str) -> str:
+        text = format_value(m, getattr(m, key))
+        mark = "≈" if key in marked and text != "-" else ""
+        return f'<td class="n">{mark}{esc(text)}</td>'
+
     rp, rm = p99_ratio(m), max_ratio(m)
     bar = ""
     if rm is not None:
@@ -368,9 +380,7 @@ def _summary_line(r: SummaryRow, decades: int) -> str:
         f'<tr><td class="nw">{esc(r.label)}</td>'
         f'<td class="grow"><a href="#{r.anchor}">{esc(r.name)}</a></td>'
         f'<td class="n narrow-hide">{m.count:,}</td>'
-        f'<td class="n">{esc(format_value(m, m.p50))}</td>'
-        f'<td class="n">{esc(format_value(m, m.p99))}</td>'
-        f'<td class="n">{esc(format_value(m, m.max))}</td>'
+        f"{cell('p50')}{cell('p99')}{cell('max')}"
         f'<td class="nw">{bar}</td></tr>'
     )
 
@@ -594,7 +604,8 @@ def _run_section(doc: ResultsDocument) -> str:
         html += "<h3>Calibration</h3>" + kv_table(
             [
                 ("counter", cal.counter.get("name")),
-                ("frequency", f"{hz:,.0f} Hz ({1e9 / hz:.3f} ns per tick)"),
+                ("frequency", f"{hz:,.0f} Hz"),
+                ("resolution", Resolution.of_counter(cal.counter).describe()),
                 ("how measured", cal.counter.get("note") or "-"),
                 (
                     "timestamp overhead",

@@ -34,6 +34,7 @@ from rtbench.report.common import (
     verdicts,
     warning_caveats,
 )
+from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import REPORT_FILE, ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
 
@@ -141,7 +142,8 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
         hz = float(cal.counter["hz"])
         lines.append(
             f"calibration: counter {cal.counter['name']} at {hz / 1e6:,.3f} MHz "
-            f"({1e9 / hz:.3f} ns per tick); timestamp overhead {cal.overhead_ticks} ticks = "
+            f"({Resolution.of_counter(cal.counter).describe()}); timestamp overhead "
+            f"{cal.overhead_ticks} ticks = "
             f"{units.format_duration(cal.overhead_ns)}, subtracted from every sample"
         )
     warnings = [c for c in doc.caveats if c.get("severity") == "warning"]
@@ -343,6 +345,8 @@ def _summary_line(doc: ResultsDocument) -> str:
         text += "; verdicts: " + ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
     if not doc.run.complete:
         text += "; run INCOMPLETE"
+    if not doc.run.realtime:
+        text += "; NOT REAL-TIME (no real-time policy: figures do not show what the system can do)"
     return text
 
 
@@ -414,7 +418,8 @@ def _summary_header(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
         cal = doc.calibration
         hz = float(cal.counter["hz"])
         counter = (
-            f"counter: {cal.counter['name']} at {hz / 1e6:,.0f} MHz ({1e9 / hz:.3g} ns per tick), "
+            f"counter: {cal.counter['name']} at {hz / 1e6:,.0f} MHz, "
+            f"{Resolution.of_counter(cal.counter).describe()}; "
             f"timestamp overhead {units.format_duration(cal.overhead_ns)}"
         )
     return [head, one_line(system, width)] + ([one_line(counter, width)] if counter else [])
@@ -474,13 +479,16 @@ def _summary_verdicts(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
 
 
 def _summary_results(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
-    rows: list[list[str]] = [["", "metric", "median", "p99", "max", "max/med"]]
+    rows: list[list[str]] = [["", "metric", "median", "p99", "p99.9", "max", "max/med"]]
+    resolution = (
+        Resolution.of_counter(doc.calibration.counter) if doc.calibration is not None else None
+    )
     for _family, outcomes in by_family(doc):
         for outcome in outcomes:
-            rows.extend(_result_lines(outcome))
+            rows.extend(_result_lines(outcome, resolution))
     if len(rows) == 1:
         return []
-    numeric = [False, False, True, True, True, True]
+    numeric = [False, False, True, True, True, True, True]
     widths = [max(len(r[i]) for r in rows) for i in range(len(numeric))]
     # The metric column gets what the others leave of the width.
     fixed = sum(w for i, w in enumerate(widths) if i != 1) + 2 * (len(widths) - 1) + 2
@@ -494,10 +502,20 @@ def _summary_results(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
             cells.append(cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i]))
         line = ("  " + "  ".join(cells)).rstrip()
         out.append(s(line, "dim") if n == 0 else line)
+    if resolution is not None and any("≈" in c for r in rows for c in r):
+        out.append(
+            s(
+                f"  ≈ at the counter's resolution: within two steps ({2 * resolution.step_ns:.1f}"
+                " ns) of zero or of another figure of the row",
+                "dim",
+            )
+        )
     return out
 
 
-def _result_lines(outcome: ScenarioOutcome) -> list[list[str]]:
+def _result_lines(
+    outcome: ScenarioOutcome, resolution: Resolution | None = None
+) -> list[list[str]]:
     metrics = outcome.metrics()
     names = metric_display_names(outcome, metrics)
     grouped = {id(m): sw for sw in sweeps(metrics, minimum=2) for _x, m in sw.points}
@@ -506,13 +524,20 @@ def _result_lines(outcome: ScenarioOutcome) -> list[list[str]]:
     for m, name in zip(metrics, names, strict=True):
         sw = grouped.get(id(m))
         if sw is None:
+            marked = at_resolution(m, resolution) if resolution is not None else frozenset()
+
+            def cell(key: str, metric: MetricSummary = m, marked: frozenset[str] = marked) -> str:
+                text = format_value(metric, getattr(metric, key))
+                return f"≈{text}" if key in marked and text != "-" else text
+
             lines.append(
                 [
                     m.label or "",
                     name,
-                    format_value(m, m.p50),
-                    format_value(m, m.p99),
-                    format_value(m, m.max),
+                    cell("p50"),
+                    cell("p99"),
+                    cell("p99_9"),
+                    cell("max"),
                     format_ratio(max_ratio(m)),
                 ]
             )
@@ -528,6 +553,7 @@ def _result_lines(outcome: ScenarioOutcome) -> list[list[str]]:
                 f"{sw.scenario} {sw.metric} [{sw.param} {_num(xs[0])}..{_num(xs[-1])}]",
                 _span(group, lambda g: g.p50),
                 _span(group, lambda g: g.p99),
+                _span(group, lambda g: g.p99_9),
                 _span(group, lambda g: g.max),
                 format_ratio(_largest([max_ratio(g) for g in group])),
             ]
