@@ -33,6 +33,11 @@ RTB_SCN(rtb_scn_irq_sustained);
 RTB_SCN(rtb_scn_timer_periodic_latency);
 RTB_SCN(rtb_scn_mem_alloc);
 RTB_SCN(rtb_scn_mem_behavior_leak);
+RTB_SCN(rtb_scn_os_noise);
+RTB_SCN(rtb_scn_ipc_signal_roundtrip);
+RTB_SCN(rtb_scn_ipc_signal_wake);
+RTB_SCN(rtb_scn_ipc_sysv_sem_wake);
+RTB_SCN(rtb_scn_ipc_mq_wake);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
@@ -59,6 +64,11 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_timer_periodic_latency,
 	&rtb_scn_mem_alloc,
 	&rtb_scn_mem_behavior_leak,
+	&rtb_scn_os_noise,
+	&rtb_scn_ipc_signal_roundtrip,
+	&rtb_scn_ipc_signal_wake,
+	&rtb_scn_ipc_sysv_sem_wake,
+	&rtb_scn_ipc_mq_wake,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;

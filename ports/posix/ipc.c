@@ -59,6 +59,8 @@ struct rtb_ipc {
 	pid_t receiver;
 	struct sigaction old_action;
 	atomic_uint arrived; /* RTB_IPC_SIGNAL: counted by the handler */
+	sigset_t open;	     /* RTB_IPC_SIGNAL: the receiver's mask while it sleeps */
+	bool open_known;
 	/* System V semaphore */
 	int semid;
 	/* POSIX message queue */
@@ -199,28 +201,31 @@ static bool take_arrived(struct rtb_ipc *c)
 
 static int handler_wait(struct rtb_ipc *c, const struct timespec *deadline)
 {
-	sigset_t open;
-
 	/* The signal is blocked here, so it cannot arrive between the test
 	 * of the count and the sleep: sigsuspend() and pselect() unblock it
-	 * and sleep in one step. */
-	pthread_sigmask(SIG_BLOCK, NULL, &open);
-	sigdelset(&open, c->signo);
+	 * and sleep in one step. The receiver's mask is read once (only the
+	 * receiver waits), so a wait makes no other system call. */
+	if (!c->open_known) {
+		pthread_sigmask(SIG_BLOCK, NULL, &c->open);
+		sigdelset(&c->open, c->signo);
+		c->open_known = true;
+	}
+	const sigset_t *open = &c->open;
 	for (;;) {
 		if (take_arrived(c))
 			return RTB_OK;
 		if (deadline == NULL) {
-			sigsuspend(&open);
+			sigsuspend(open);
 			continue;
 		}
 		struct timespec left;
 		if (!time_left(deadline, &left)) {
 			/* a last look with the signal let in */
 			struct timespec zero = {0, 0};
-			pselect(0, NULL, NULL, NULL, &zero, &open);
+			pselect(0, NULL, NULL, NULL, &zero, open);
 			return take_arrived(c) ? RTB_OK : RTB_E_TIMEOUT;
 		}
-		pselect(0, NULL, NULL, NULL, &left, &open);
+		pselect(0, NULL, NULL, NULL, &left, open);
 	}
 }
 
