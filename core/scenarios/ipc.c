@@ -10,18 +10,18 @@
  * controller (priority 0) only starts the run, waits for its end and
  * cleans up; the receiver (priority 2) and the sender (priority 1, or 2
  * with <id>.sender_priority=equal). Each iteration the receiver sleeps
- * `interval`, releases the sender through a port semaphore and waits on
- * the channel. The sender, now the running thread, reads the counter
- * (t_post) right before it posts the channel; the receiver, woken, reads
- * the counter (t_woken) right after its wait returns. Sample = t_woken -
- * t_post - overhead. With a lower-priority sender the receiver preempts it
- * inside the post, so the sample is the wake-up path alone; with an equal
- * one (what rt-tests 2.4 does: its sender and receiver share a priority)
- * the receiver runs only once the sender has blocked again, and the sample
- * includes the rest of the post and the sender's way back into its wait.
- * A sample is invalid (counted) when the receiver did not run at the point
- * its mode expects: the sender numbers its posts and records the last one
- * that returned, which tells.
+ * `interval`, releases the sender through a second channel of the same
+ * kind (the way back, as rt-tests does: the sender then wakes up through
+ * the very code the receiver runs next, so that code is as warm in the
+ * caches as in the tool) and waits on the measured channel. The sender, now the running thread,
+ * reads the counter (t_post) right before it posts the channel; the receiver, woken, reads the
+ * counter (t_woken) right after its wait returns. Sample = t_woken - t_post - overhead. With a
+ * lower-priority sender the receiver preempts it inside the post, so the sample is the wake-up path
+ * alone; with an equal one (what rt-tests 2.4 does: its sender and receiver share a priority) the
+ * receiver runs only once the sender has blocked again, and the sample includes the rest of the
+ * post and the sender's way back into its wait. A sample is invalid (counted) when the receiver did
+ * not run at the point its mode expects: the sender numbers its posts and records the last one that
+ * returned, which tells.
  *
  * ipc.signal.roundtrip (signaltest). Two threads, the initiator and the
  * echo, each the receiver of a signal channel, both at priority 1 (the
@@ -96,8 +96,8 @@ static bool wait_done(const struct rtb_ctx *ctx, struct rtb_sem *done)
 
 struct wake_run {
 	const struct rtb_ctx *ctx;
-	struct rtb_ipc *chan;
-	struct rtb_sem *go;   /* receiver -> sender: post the next one */
+	struct rtb_ipc *chan; /* sender -> receiver: the one measured */
+	struct rtb_ipc *back; /* receiver -> sender: post the next one */
 	struct rtb_sem *done; /* receiver -> controller: finished */
 	struct rtb_recorder rec;
 	uint64_t total; /* iterations, warm-up included */
@@ -121,7 +121,7 @@ static void wake_receiver(void *arg)
 		if (rtb_ctx_expired(w->ctx))
 			break;
 		rtb_port_sleep_ns(w->interval_ns);
-		int rc = rtb_port_sem_signal(w->go);
+		int rc = rtb_port_ipc_post(w->back);
 		if (rc == RTB_OK)
 			rc = rtb_port_ipc_wait(w->chan);
 		uint64_t t_woken = rtb_port_counter_read();
@@ -151,7 +151,7 @@ static void wake_sender(void *arg)
 	struct wake_run *w = arg;
 
 	for (;;) {
-		int rc = rtb_port_sem_wait(w->go);
+		int rc = rtb_port_ipc_wait(w->back);
 		if (rc != RTB_OK || w->stop) {
 			w->sender_rc = rc;
 			break;
@@ -234,9 +234,7 @@ static int run_wake(struct rtb_ctx *ctx, const struct wake_def *d)
 		rtb_port_mem_free(w);
 		return rtb_ctx_fail(ctx, rc, "no memory for the recorder");
 	}
-	rc = rtb_port_sem_create(&w->go, 0);
-	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&w->done, 0);
+	rc = rtb_port_sem_create(&w->done, 0);
 	struct rtb_thread_attr ra = {.name = "ipc-receiver", .prio = 2, .start_suspended = true};
 	struct rtb_thread_attr sa = {
 		.name = "ipc-sender", .prio = sender_prio, .start_suspended = true};
@@ -245,24 +243,26 @@ static int run_wake(struct rtb_ctx *ctx, const struct wake_def *d)
 	if (rc == RTB_OK)
 		rc = rtb_port_thread_create(&tx, &sa, wake_sender, w);
 	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "cannot create the semaphores and threads: %s",
+		rtb_ctx_fail(ctx, rc, "cannot create the semaphore and threads: %s",
 			     rtb_port_strerror(rc));
 		goto out;
 	}
 	rc = rtb_port_ipc_create(&w->chan, d->kind, rx);
+	if (rc == RTB_OK)
+		rc = rtb_port_ipc_create(&w->back, d->kind, tx);
 	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "cannot create the channel: %s", rtb_port_strerror(rc));
+		rtb_ctx_fail(ctx, rc, "cannot create the channels: %s", rtb_port_strerror(rc));
 		goto out;
 	}
 	/* Each runs at once (above the controller) and blocks: the sender on
-	 * its semaphore, then the receiver in its first interval. */
+	 * the way back, then the receiver in its first interval. */
 	rtb_port_thread_start(tx);
 	rtb_port_thread_start(rx);
 	bool finished = wait_done(ctx, w->done);
 	w->stop = true;
 	if (!finished)
 		rtb_port_ipc_post(w->chan); /* release a receiver still waiting */
-	rtb_port_sem_signal(w->go);
+	rtb_port_ipc_post(w->back);
 	bool rx_ended = rtb_wait_count(&w->rx_exited, 1, 2000000000u);
 	if (!rx_ended || !rtb_wait_count(&w->tx_exited, 1, 2000000000u)) {
 		/* A thread still blocked in the OS cannot be reclaimed safely:
@@ -302,8 +302,8 @@ out:
 		rtb_port_thread_delete(tx);
 	if (w->chan != NULL)
 		rtb_port_ipc_delete(w->chan);
-	if (w->go != NULL)
-		rtb_port_sem_delete(w->go);
+	if (w->back != NULL)
+		rtb_port_ipc_delete(w->back);
 	if (w->done != NULL)
 		rtb_port_sem_delete(w->done);
 	rtb_recorder_free(&w->rec);
