@@ -13,7 +13,8 @@
  * `interval`, releases the sender through a second channel of the same
  * kind (the way back, as rt-tests does: the sender then wakes up through
  * the very code the receiver runs next, so that code is as warm in the
- * caches as in the tool) and waits on the measured channel. The sender, now the running thread,
+ * caches as in the tool; <id>.release=semaphore uses a port semaphore
+ * instead) and waits on the measured channel. The sender, now the running thread,
  * reads the counter (t_post) right before it posts the channel; the receiver, woken, reads the
  * counter (t_woken) right after its wait returns. Sample = t_woken - t_post - overhead. With a
  * lower-priority sender the receiver preempts it inside the post, so the sample is the wake-up path
@@ -98,6 +99,7 @@ struct wake_run {
 	const struct rtb_ctx *ctx;
 	struct rtb_ipc *chan; /* sender -> receiver: the one measured */
 	struct rtb_ipc *back; /* receiver -> sender: post the next one */
+	struct rtb_sem *go;   /* the way back with .release=semaphore */
 	struct rtb_sem *done; /* receiver -> controller: finished */
 	struct rtb_recorder rec;
 	uint64_t total; /* iterations, warm-up included */
@@ -121,7 +123,7 @@ static void wake_receiver(void *arg)
 		if (rtb_ctx_expired(w->ctx))
 			break;
 		rtb_port_sleep_ns(w->interval_ns);
-		int rc = rtb_port_ipc_post(w->back);
+		int rc = w->go != NULL ? rtb_port_sem_signal(w->go) : rtb_port_ipc_post(w->back);
 		if (rc == RTB_OK)
 			rc = rtb_port_ipc_wait(w->chan);
 		uint64_t t_woken = rtb_port_counter_read();
@@ -151,7 +153,7 @@ static void wake_sender(void *arg)
 	struct wake_run *w = arg;
 
 	for (;;) {
-		int rc = rtb_port_ipc_wait(w->back);
+		int rc = w->go != NULL ? rtb_port_sem_wait(w->go) : rtb_port_ipc_wait(w->back);
 		if (rc != RTB_OK || w->stop) {
 			w->sender_rc = rc;
 			break;
@@ -186,6 +188,8 @@ static void wake_conditions(const struct wake_def *d, const struct wake_run *w, 
 	cond_row(j, "receiver priority", "", "2 (relative)");
 	cond_row(j, "sender priority", "", "%d (relative, %s)", sender_prio,
 		 w->equal ? "equal to the receiver's" : "below the receiver's");
+	cond_row(j, "sender released through", "", "%s",
+		 w->go != NULL ? "a port semaphore" : "a second channel of the same kind");
 	cond_row(j, "threads pinned to CPU", "", "%d", rtb_port_info()->cpu);
 	cond_row(j, "interval", "ns", "%llu", (unsigned long long)w->interval_ns);
 	cond_row(j, "iterations (with warm-up)", "count", "%llu",
@@ -199,6 +203,7 @@ static void wake_conditions(const struct wake_def *d, const struct wake_run *w, 
 static int run_wake(struct rtb_ctx *ctx, const struct wake_def *d)
 {
 	static const char *const modes[] = {"lower", "equal"};
+	static const char *const releases[] = {"channel", "semaphore"};
 	struct rtb_thread *rx = NULL, *tx = NULL;
 	struct wake_run *w;
 	int rc;
@@ -206,9 +211,12 @@ static int run_wake(struct rtb_ctx *ctx, const struct wake_def *d)
 	if (rtb_port_info()->prio_max < 2)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs three priority levels");
 	int mode = id_choice(ctx, d->id, "sender_priority", modes, RTB_ARRAY_SIZE(modes));
-	if (mode < 0)
-		return rtb_ctx_fail(ctx, RTB_E_INVALID, "%s.sender_priority must be lower or equal",
-				    d->id);
+	int release = id_choice(ctx, d->id, "release", releases, RTB_ARRAY_SIZE(releases));
+	if (mode < 0 || release < 0)
+		return rtb_ctx_fail(ctx, RTB_E_INVALID,
+				    "%s.sender_priority is lower or equal, %s.release channel or "
+				    "semaphore",
+				    d->id, d->id);
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 1000, 20000, 1000000);
 	uint64_t interval = id_count(ctx, d->id, "interval_ns", 1000000);
 	if (n < 1 || interval > 1000000000u)
@@ -229,6 +237,7 @@ static int run_wake(struct rtb_ctx *ctx, const struct wake_def *d)
 		.scenario = d->id, .metric = "wake", .title = d->title, .unit = "ticks"};
 	rtb_metric_param(&m, "interval_ns", (int64_t)interval);
 	rtb_metric_param_str(&m, "sender_priority", modes[mode]);
+	rtb_metric_param_str(&m, "release", releases[release]);
 	rc = rtb_recorder_init(&w->rec, &m, warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		rtb_port_mem_free(w);
@@ -248,8 +257,10 @@ static int run_wake(struct rtb_ctx *ctx, const struct wake_def *d)
 		goto out;
 	}
 	rc = rtb_port_ipc_create(&w->chan, d->kind, rx);
-	if (rc == RTB_OK)
+	if (rc == RTB_OK && release == 0)
 		rc = rtb_port_ipc_create(&w->back, d->kind, tx);
+	if (rc == RTB_OK && release == 1)
+		rc = rtb_port_sem_create(&w->go, 0);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "cannot create the channels: %s", rtb_port_strerror(rc));
 		goto out;
@@ -262,7 +273,10 @@ static int run_wake(struct rtb_ctx *ctx, const struct wake_def *d)
 	w->stop = true;
 	if (!finished)
 		rtb_port_ipc_post(w->chan); /* release a receiver still waiting */
-	rtb_port_ipc_post(w->back);
+	if (w->go != NULL)
+		rtb_port_sem_signal(w->go);
+	else
+		rtb_port_ipc_post(w->back);
 	bool rx_ended = rtb_wait_count(&w->rx_exited, 1, 2000000000u);
 	if (!rx_ended || !rtb_wait_count(&w->tx_exited, 1, 2000000000u)) {
 		/* A thread still blocked in the OS cannot be reclaimed safely:
@@ -304,6 +318,8 @@ out:
 		rtb_port_ipc_delete(w->chan);
 	if (w->back != NULL)
 		rtb_port_ipc_delete(w->back);
+	if (w->go != NULL)
+		rtb_port_sem_delete(w->go);
 	if (w->done != NULL)
 		rtb_port_sem_delete(w->done);
 	rtb_recorder_free(&w->rec);

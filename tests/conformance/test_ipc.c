@@ -74,16 +74,22 @@ static void test_wake(void)
 		{"ipc.mq.wake", "POSIX message queue"},
 	};
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
-		char interval[96], equal[96];
+		char interval[96], equal[96], release[96];
 		snprintf(interval, sizeof(interval), "%s.interval_ns=100000", ids[i].id);
 		snprintf(equal, sizeof(equal), "%s.sender_priority=equal", ids[i].id);
 		const char *lower[] = {"iterations=200", interval, NULL};
 		check_run(ids[i].id, "wake", lower, 200, ids[i].mechanism);
 		check_run(ids[i].id, "wake", lower, 200,
 			  "[\"sender priority\",\"1 (relative, below the receiver's)\"");
+		check_run(ids[i].id, "wake", lower, 200,
+			  "[\"sender released through\",\"a second channel of the same kind\"");
 		const char *same[] = {"iterations=100", equal, interval, NULL};
 		check_run(ids[i].id, "wake", same, 100,
 			  "[\"sender priority\",\"2 (relative, equal to the receiver's)\"");
+		snprintf(release, sizeof(release), "%s.release=semaphore", ids[i].id);
+		const char *sem[] = {"iterations=100", release, interval, NULL};
+		check_run(ids[i].id, "wake", sem, 100,
+			  "[\"sender released through\",\"a port semaphore\"");
 	}
 
 	const char *bad[] = {"iterations=10", "ipc.mq.wake.sender_priority=higher", NULL};
