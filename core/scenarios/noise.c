@@ -287,7 +287,9 @@ static int run_noise(struct rtb_ctx *ctx)
 	rtb_port_thread_set_priority(NULL, old_prio);
 
 	int rc = RTB_OK;
-	if (loop.count == 0) {
+	if (loop.count == 0 && s.stopped) {
+		rtb_emit_log("os.noise", "warning", "stopped on request before the measurement");
+	} else if (loop.count == 0) {
 		rc = rtb_ctx_fail(ctx, RTB_E_INVALID, "no loop was measured");
 	} else {
 		struct noise_summary n;
