@@ -70,6 +70,10 @@ enum rtb_cap {
 	RTB_CAP_MEM_USAGE = 1u << 12,	       /* rtb_port_mem_usage() */
 	RTB_CAP_CACHE_FLUSH = 1u << 13,	       /* rtb_port_cache_flush() flushes lines */
 	RTB_CAP_THREAD_DELETE_LIVE = 1u << 14, /* delete a thread blocked in a port call */
+	RTB_CAP_IPC_SIGNAL = 1u << 15,	       /* IPC channel: signal taken by a handler */
+	RTB_CAP_IPC_SIGWAIT = 1u << 16,	       /* IPC channel: blocked signal, sigwait */
+	RTB_CAP_IPC_SYSV_SEM = 1u << 17,       /* IPC channel: System V semaphore */
+	RTB_CAP_IPC_POSIX_MQ = 1u << 18,       /* IPC channel: POSIX message queue */
 };
 
 struct rtb_port_info {
@@ -230,6 +234,46 @@ int rtb_port_evt_clear(struct rtb_evt *e, uint32_t bits);
  * *got receives the flags that satisfied the wait. */
 int rtb_port_evt_wait(struct rtb_evt *e, uint32_t bits, enum rtb_evt_wait mode, bool clear,
 		      uint32_t *got);
+
+/* ---- IPC channels ------------------------------------------------------- */
+
+/* A one-way wake-up from one thread to another through one of the POSIX
+ * interprocess communication services the rt-tests tools measure
+ * (signaltest, sigwaittest, svsematest, pmqtest). These services are POSIX
+ * by nature: a port that lacks a kind clears its RTB_CAP_IPC_* bit and
+ * rtb_port_ipc_create() returns RTB_E_UNSUPPORTED for it.
+ *
+ * A channel counts like a semaphore: each post lets one wait return, and a
+ * post made while nobody waits is kept for the next wait, up to a limit of
+ * the kind (then the post fails with RTB_E_AGAIN). A channel has one
+ * receiver, named at creation: only that thread may wait on it (signals
+ * are directed to it). rtb_port_thread_delete() of a thread blocked in a
+ * wait is not guaranteed to work (a System V semaphore wait is not a POSIX
+ * cancellation point): release it with a post instead. */
+enum rtb_ipc_kind {
+	RTB_IPC_SIGNAL = 0,   /* a signal to the receiver, run by a handler while it sleeps */
+	RTB_IPC_SIGWAIT = 1,  /* a blocked signal to the receiver, taken with sigwait */
+	RTB_IPC_SYSV_SEM = 2, /* a System V semaphore: +1 per post, -1 per wait */
+	RTB_IPC_POSIX_MQ = 3, /* a POSIX message queue: one small message per post */
+};
+#define RTB_IPC_KINDS 4
+
+struct rtb_ipc;
+/* receiver: the thread that will wait (NULL: the thread that called
+ * rtb_port_init()). */
+int rtb_port_ipc_create(struct rtb_ipc **out, enum rtb_ipc_kind kind, struct rtb_thread *receiver);
+/* Delete a channel nobody waits on; posts still pending are discarded. */
+int rtb_port_ipc_delete(struct rtb_ipc *c);
+/* Never blocks. RTB_E_AGAIN when the channel already holds its limit. */
+int rtb_port_ipc_post(struct rtb_ipc *c);
+/* Receiver only: take one post, blocking until there is one. */
+int rtb_port_ipc_wait(struct rtb_ipc *c);
+/* As rtb_port_ipc_wait(), at most timeout_ns (0: do not block);
+ * RTB_E_TIMEOUT when no post came. */
+int rtb_port_ipc_timedwait(struct rtb_ipc *c, uint64_t timeout_ns);
+/* The native mechanism of a kind, e.g. "System V semaphore (semop)";
+ * NULL when the port lacks it. */
+const char *rtb_port_ipc_mechanism(enum rtb_ipc_kind kind);
 
 /* ---- interrupt source ---------------------------------------------------- */
 

@@ -44,6 +44,11 @@ RTB_SCN(rtb_scn_sched_mq_workload);
 RTB_SCN(rtb_scn_rh);
 RTB_SCN(rtb_scn_ipc_pi_stress);
 RTB_SCN(rtb_scn_tm_basic);
+RTB_SCN(rtb_scn_os_noise);
+RTB_SCN(rtb_scn_ipc_signal_roundtrip);
+RTB_SCN(rtb_scn_ipc_signal_wake);
+RTB_SCN(rtb_scn_ipc_sysv_sem_wake);
+RTB_SCN(rtb_scn_ipc_mq_wake);
 
 static const struct rtb_scenario *const all[] = {
 	&rtb_scn_cal_timestamp,
@@ -81,6 +86,11 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_rh,
 	&rtb_scn_ipc_pi_stress,
 	&rtb_scn_tm_basic,
+	&rtb_scn_os_noise,
+	&rtb_scn_ipc_signal_roundtrip,
+	&rtb_scn_ipc_signal_wake,
+	&rtb_scn_ipc_sysv_sem_wake,
+	&rtb_scn_ipc_mq_wake,
 };
 
 const struct rtb_scenario *const *rtb_scenarios = all;

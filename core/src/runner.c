@@ -236,6 +236,10 @@ static const struct {
 	{RTB_CAP_MEM_USAGE, "mem_usage"},
 	{RTB_CAP_CACHE_FLUSH, "cache_flush"},
 	{RTB_CAP_THREAD_DELETE_LIVE, "thread_delete_live"},
+	{RTB_CAP_IPC_SIGNAL, "ipc_signal"},
+	{RTB_CAP_IPC_SIGWAIT, "ipc_sigwait"},
+	{RTB_CAP_IPC_SYSV_SEM, "ipc_sysv_sem"},
+	{RTB_CAP_IPC_POSIX_MQ, "ipc_posix_mq"},
 };
 
 static void emit_caps(struct rtb_json *j, const char *key, uint32_t caps)

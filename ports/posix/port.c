@@ -39,6 +39,12 @@
  * thread (SIGEV_THREAD_ID); the handler is the signal handler, and waking a
  * thread from it uses sem_post(), which is async-signal-safe. Periodic mode
  * counts lost expirations with timer_getoverrun().
+ *
+ * IPC channels (ipc.c): the POSIX services rt-tests measures, one-way
+ * wake-ups through a real-time signal (taken by a handler or by sigwait),
+ * a System V semaphore or a POSIX message queue. The IPC signals are
+ * blocked in the thread that calls rtb_port_init() and so in every thread
+ * created after it.
  */
 #include "port_posix.h"
 
@@ -472,6 +478,7 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 #if defined(__x86_64__) || defined(__aarch64__)
 	posix.info.caps |= RTB_CAP_CACHE_FLUSH;
 #endif
+	posix_ipc_init();
 	counter_init(cfg);
 
 	struct sigaction sa;

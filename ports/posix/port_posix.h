@@ -48,4 +48,9 @@ pid_t posix_gettid(void);
 int posix_thread_tid(struct rtb_thread *t, pid_t *tid);
 void posix_thread_preload(void);
 
+/* ipc.c: block the IPC signals in the calling thread (inherited by every
+ * thread created later), probe the IPC services, set the RTB_CAP_IPC_*
+ * bits. */
+void posix_ipc_init(void);
+
 #endif

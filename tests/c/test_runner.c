@@ -122,6 +122,7 @@ SCENARIO(scn_error, "test.error", run_error, 0);
 SCENARIO(scn_error_silent, "test.error_silent", run_error_silent, 0);
 SCENARIO(scn_needs_mq, "test.needs_mq", run_ok, RTB_CAP_MQ | RTB_CAP_IRQ);
 SCENARIO(scn_needs_rt, "test.needs_rt", run_ok, RTB_CAP_REALTIME | RTB_CAP_MQ);
+SCENARIO(scn_needs_ipc, "test.needs_ipc", run_ok, RTB_CAP_IPC_SYSV_SEM);
 SCENARIO(scn_stop, "test.stop", run_stop, 0);
 SCENARIO(scn_stop_error, "test.stop_error", run_stop_error, 0);
 SCENARIO(scn_expire, "test.expire", run_expire, 0);
@@ -280,6 +281,11 @@ static void test_missing_caps(void)
 	CHECK(calls == 0);
 	CHECK(str_is(0, "reason",
 		     "needs a real-time scheduling policy, which this run does not have"));
+
+	fake_set_caps(RTB_CAP_REALTIME | RTB_CAP_IPC_SIGNAL | RTB_CAP_IPC_POSIX_MQ);
+	CHECK(run_one(&scn_needs_ipc, RTB_PROFILE_QUICK, NULL, 0) == RTB_E_UNSUPPORTED);
+	CHECK(calls == 0);
+	CHECK(str_is(0, "reason", "needs the 'ipc_sysv_sem' service, which the fake port lacks"));
 	fake_set_caps(0);
 }
 
