@@ -32,6 +32,12 @@ def _metrics(doc: ResultsDocument) -> Iterator[MetricSummary]:
         yield from outcome.metrics()
 
 
+def _labels(doc: ResultsDocument) -> set[str]:
+    return {
+        i.label for o in doc.scenarios if o.status != "not_implemented" for i in o.ids if i.label
+    }
+
+
 def _params(m: MetricSummary) -> str:
     return ", ".join(f"{k}={v}" for k, v in m.params.items())
 
@@ -108,6 +114,10 @@ def reference_text(doc: ResultsDocument) -> str:
             )
     if not found:
         out.append("  (none of the measured metrics has a published figure)")
+    others = [reference.describe(f) for f in reference.unmatched_for_labels(_labels(doc))]
+    if others:
+        out += ["", "  Other published figures for the labels of this run:"]
+        out += [f"  - {line}" for line in others]
     out += ["", "  " + reference.citation()]
     return "\n".join(out) + "\n"
 
@@ -191,6 +201,10 @@ def markdown(doc: ResultsDocument, *, with_reference: bool = False) -> str:
                 out += _md_table(
                     ["published system", "min", "avg", "max", "measurement"], prows, {1, 2, 3}
                 )
+        others = [reference.describe(f) for f in reference.unmatched_for_labels(_labels(doc))]
+        if others:
+            out += ["", "### Other published figures for the labels of this run", ""]
+            out += [f"- {line}" for line in others]
         out += ["", reference.citation()]
     return "\n".join(out) + "\n"
 

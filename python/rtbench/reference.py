@@ -88,6 +88,11 @@ class Figure:
     def is_verdict(self) -> bool:
         return self.measurement == "verdict"
 
+    @property
+    def is_single(self) -> bool:
+        """A single value quoted from the text (a period, a slice), not an average."""
+        return bool(self.avg_us) and not self.max_us and not self.min_us
+
     def value_ns(self, column: str) -> float | None:
         """A figure in nanoseconds, or None (empty, or `<0.1`: below resolution)."""
         text = getattr(self, column)
@@ -220,8 +225,28 @@ def for_label(label: str) -> list[Figure]:
 
 def unmatched_for_labels(found: Iterable[str]) -> list[Figure]:
     """Figures of these labels that no rtbench metric describes (verdicts, slices, ...)."""
-    wanted = set(found)
+    wanted = {re.sub(r"\s*\(\d+\)$", "", label) for label in found}
     return [f for f in figures() if f.label in wanted and f.target() is None]
+
+
+def describe(f: Figure) -> str:
+    """One line for a figure that stands alone: label, system, what, values, note."""
+    values = [
+        f"{word} {getattr(f, column)} µs"
+        for column, word in (("avg_us", "value" if f.is_single else "avg"), ("max_us", "max"))
+        if getattr(f, column)
+    ]
+    if f.min_us:
+        values.append(f"min {f.min_us} µs")
+    if f.samples and not f.is_verdict:
+        values.append(f"{f.samples} samples")
+    what = "verdict" if f.is_verdict else f.measurement
+    text = f"{f.label} {f.system}: {what}"
+    if values:
+        text += " " + ", ".join(values)
+    if f.note:
+        text += f" ({f.note})"
+    return text
 
 
 def citation() -> str:

@@ -100,6 +100,10 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
     out += ["## Rules", ""]
     out += [f"- {rule}" for rule in wording.rules(comparison.min_change)]
     if with_reference:
+        others = wording.other_published(comparison)
+        if others:
+            out += ["", "## Other published figures for these labels (not this machine)", ""]
+            out += [f"- {line}" for line in others]
         out += ["", "## Reference", "", reference.citation()]
     return "\n".join(out) + "\n"
 

@@ -170,6 +170,11 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
     body += [f"<li>{escape(rule)}</li>" for rule in wording.rules(comparison.min_change)]
     body.append("</ul>")
     if with_reference:
+        others = wording.other_published(comparison)
+        if others:
+            body.append("<h2>Other published figures for these labels</h2><ul class='ref'>")
+            body += [f"<li>{escape(line)}</li>" for line in others]
+            body.append("</ul>")
         body.append(f"<h2>Reference</h2><p class='ref'>{escape(reference.citation())}</p>")
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -182,11 +182,11 @@ def _distribution(
 ) -> tuple[cstats.Distribution | None, str]:
     values = reader(system, metric)
     if values:
-        return cstats.from_samples(values), "raw"
+        return cstats.from_samples(values), ""
     total = sum(b.count for b in metric.histogram)
     if metric.histogram and total == metric.count:
-        return cstats.from_histogram(metric.histogram), "histogram"
-    return None, f"{system.letter} has neither raw samples nor a complete histogram"
+        return cstats.from_histogram(metric.histogram), ""
+    return None, f"{system.letter} has neither raw samples nor a histogram of every sample"
 
 
 def _difference(

@@ -15,16 +15,17 @@ each answers one question:
 - Tail (are large values more frequent, whatever the median does?): the
   fraction of each side's samples above a threshold set by the other system,
   its p99 (and p99.9 when both have at least 10,000 samples) raised by the
-  noise band, with Fisher's exact test. Both fractions are counted above the
-  same threshold, so its choice changes the power of the test, not its
-  fairness; the raise keeps values that differ by a clock tick from counting. Mann-Whitney is a
+  noise band, with Fisher's exact test. A tail counts as heavier when more
+  than 1 % (0.1 %) of that side's samples lie above the threshold, which is to
+  say its own p99 (p99.9) is beyond the other's raised by the band, and the
+  test says the difference in shares is not chance. Mann-Whitney is a
   location test and barely moves when a few per cent of the samples get five
   times slower; this test sees exactly that.
 - Maxima are single samples and are never tested.
 
 A difference counts when it is statistically significant (p < ALPHA) and
-large enough to matter (a median ratio beyond the noise band, or a tail
-exceedance at least TAIL_FACTOR times the other system's).
+large enough to matter: a median ratio beyond the noise band, or a quantile
+beyond the other's by more than the band.
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from rtbench.stats import Bucket
 
 ALPHA = 0.01
 CONFIDENCE = 0.95
-TAIL_FACTOR = 2.0
 DEFAULT_MIN_CHANGE = 0.10
 TAIL_QUANTILES: tuple[tuple[str, float, int], ...] = (
     # (name, quantile, samples each side needs)
@@ -205,6 +205,7 @@ class TailTest:
     by the noise band."""
 
     quantile: str
+    nominal: float  # the share beyond the quantile by definition: 0.01 for p99
     reference: str  # "base": is other's tail heavier?  "other": is base's heavier?
     threshold: float
     above_base: float
@@ -221,13 +222,14 @@ class TailTest:
     def frac_other(self) -> float:
         return self.above_other / self.n_other if self.n_other else 0.0
 
-    def heavier(self, factor: float = TAIL_FACTOR, alpha: float = ALPHA) -> bool:
-        """Whether the non-reference side's tail is significantly heavier."""
+    def heavier(self, alpha: float = ALPHA) -> bool:
+        """Whether the non-reference side's quantile lies beyond the threshold (more than
+        the nominal share of its samples above it), significantly more than the other's."""
         if self.reference == "base":
             mine, theirs = self.frac_other, self.frac_base
         else:
             mine, theirs = self.frac_base, self.frac_other
-        return self.p_value < alpha and mine >= factor * theirs and mine > 0
+        return self.p_value < alpha and mine > self.nominal and mine > theirs
 
 
 def quantile_edge(buckets: Sequence[Bucket], q: float) -> float | None:
@@ -282,7 +284,7 @@ def tail_tests(
                 p = _fisher_greater(b, n_other, a, n_base)
             else:
                 p = _fisher_greater(a, n_base, b, n_other)
-            out.append(TailTest(name, reference, edge, a, n_base, b, n_other, p))
+            out.append(TailTest(name, 1.0 - q, reference, edge, a, n_base, b, n_other, p))
     return out
 
 
@@ -293,11 +295,13 @@ def tail_tests(
 class Difference:
     """What the tests say about `other` against `base` for one metric.
 
-    `location` and `tail` are `higher`, `lower`, `noise` (detectable but inside
-    the noise band), `none` or `untested`; `outcome` turns them into `worse`,
-    `better`, `mixed`, `same` or `untested` when lower values are better (and
-    `higher`, `lower`, `mixed`, `same`, `untested` when the metric has no
-    better direction)."""
+    `location` is `higher`, `lower`, `noise` (detectable but inside the noise
+    band), `none` or `untested`; `tail` is `higher`, `lower`, `mixed` (each side
+    has the heavier tail at some threshold), `none` or `untested`. `outcome`
+    follows the tail when it moved, else the median, and reads `worse`,
+    `better`, `mixed`, `same` or `untested` when lower values are better
+    (`higher`/`lower` instead of worse/better when the metric has no better
+    direction)."""
 
     outcome: str
     location: str
@@ -346,15 +350,16 @@ def judge(
     if location == "untested" and tail == "untested":
         reason = why_untested or "too few samples"
         return Difference("untested", location, tail, loc, tuple(tails), reason)
-    moves = {location, tail} & {"higher", "lower", "mixed"}
-    if not moves:
-        outcome = "same"
-    elif moves == {"higher"}:
-        outcome = "higher"
-    elif moves == {"lower"}:
-        outcome = "lower"
-    else:
+    # For real-time work the tail comes first: when it moved, it gives the direction even
+    # against the median; the median decides only when the tails do not differ.
+    if tail == "mixed":
         outcome = "mixed"
+    elif tail in ("higher", "lower"):
+        outcome = tail
+    elif location in ("higher", "lower"):
+        outcome = location
+    else:
+        outcome = "same"
     if lower_is_better is not None and outcome in ("higher", "lower"):
         worse = (outcome == "higher") == lower_is_better
         outcome = "worse" if worse else "better"

@@ -142,11 +142,6 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
         for line, v in zip(aligned[1:], comparison.verdicts, strict=True):
             words = {None if c is None else c.outcome for c in v.cells}
             out.append(s(line, "red") if "fail" in words else line)
-        if with_reference:
-            labels = {v.label for v in comparison.verdicts if v.label}
-            for f in reference.unmatched_for_labels(labels):
-                if f.is_verdict:
-                    out.extend(_wrap(f"published {f.label} ({f.system}): {f.note}", "    "))
     if comparison.statuses:
         out += ["", s("Scenarios that did not end ok everywhere", "bold")]
         for line in comparison.statuses:
@@ -161,6 +156,11 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
     for rule in wording.rules(comparison.min_change):
         out.extend(_wrap("- " + rule, "  "))
     if with_reference:
+        others = wording.other_published(comparison)
+        if others:
+            out += ["", s("Other published figures for these labels (not this machine)", "bold")]
+            for line in others:
+                out.extend(_wrap(line, "  "))
         out += ["", s("Reference", "bold")]
         out.extend(_wrap(reference.citation(), "  "))
     return "\n".join(out) + "\n"

@@ -29,13 +29,15 @@ def difference_rules(min_change: float) -> list[str]:
         f"p < {cstats.ALPHA:g}, the 95% bootstrap interval of the median ratio excludes 1, and "
         f"the median ratio is beyond ±{pct}% (below that it is reported as within the noise).",
         "Tail: the share of each system's samples above the other system's p99 (and p99.9 "
-        f"with at least 10,000 samples each) raised by the same {pct}% band, tested with "
-        "Fisher's exact test, in both directions. A tail "
-        f"counts as heavier when p < {cstats.ALPHA:g} and the share is at least "
-        f"{cstats.TAIL_FACTOR:g}× the other's: this sees a change of p99 and mean whose "
-        "median does not move.",
-        "WORSE or better: every significant change points one way (lower is better for times); "
-        "MIXED: the median and the tail (or the two tails) moved in opposite directions.",
+        f"with at least 10,000 samples each) raised by the same {pct}% band, in both "
+        "directions. A tail counts as heavier when more than 1% (0.1%) of its samples lie "
+        "above that threshold, i.e. its own p99 (p99.9) is beyond the other's by more than "
+        f"the band, and Fisher's exact test gives p < {cstats.ALPHA:g}: this sees a change of "
+        "p99 and mean whose median does not move.",
+        "WORSE or better (lower is better for times): for real-time work the tail comes "
+        "first, so a significantly heavier tail makes a result WORSE even when its median is "
+        "lower (the line says so); the median decides when the tails do not differ. MIXED: "
+        "each side has the heavier tail at one threshold.",
         "Maxima are single samples: shown, never called significant.",
     ]
 
@@ -157,6 +159,25 @@ def reference_rows(row: MetricRow, divisor: float) -> list[tuple[str, str, str, 
             f.measurement if several else "",
         )
         for f in found
+    ]
+
+
+def result_labels(comparison: Comparison) -> set[str]:
+    """The classic labels of every scenario any compared system ran."""
+    return {
+        i.label
+        for s in comparison.systems
+        for o in s.doc.scenarios
+        if o.status != "not_implemented"
+        for i in o.ids
+        if i.label
+    }
+
+
+def other_published(comparison: Comparison) -> list[str]:
+    """Published figures of these labels that no metric row shows (verdicts, periods...)."""
+    return [
+        reference.describe(f) for f in reference.unmatched_for_labels(result_labels(comparison))
     ]
 
 
