@@ -118,7 +118,10 @@ def difference_text(diff: cstats.Difference | None, letter: str) -> str:
         "none": "tail: no significant change",
     }
     if diff.location in loc_words:
-        parts.append(f"{loc_words[diff.location]} ({location_text(diff)})")
+        words = loc_words[diff.location]
+        if diff.location == "none" and diff.loc_test and diff.loc_test.p_value < cstats.ALPHA:
+            words = "median unchanged though the ranks differ"
+        parts.append(f"{words} ({location_text(diff)})")
     if diff.tail in tail_words:
         parts.append(f"{tail_words[diff.tail]} ({tail_text(diff, letter)})")
     word = OUTCOME_WORDS[diff.outcome]
