@@ -7,11 +7,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rtbench.compare import export, html, model, text
-from rtbench.compare import stats as cstats
+from rtbench.compare import DEFAULT_MIN_CHANGE
 from rtbench.errors import UsageError
 from rtbench.results import write_atomic
+
+if TYPE_CHECKING:
+    from rtbench.compare.model import Comparison
 
 HTML_FILE = "comparison.html"
 MARKDOWN_FILE = "comparison.md"
@@ -37,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--min-change",
         type=_percent,
-        default=cstats.DEFAULT_MIN_CHANGE,
+        default=DEFAULT_MIN_CHANGE,
         metavar="PCT",
         help="smallest median change (percent) reported as a difference (default 10)",
     )
@@ -69,6 +72,9 @@ def _check_out(out: Path) -> None:
 
 
 def run(args: argparse.Namespace, color: bool) -> int:
+    # Loaded here: scipy takes a second to import, which no other command should pay.
+    from rtbench.compare import export, html, model, text  # noqa: PLC0415
+
     if args.out is not None:
         _check_out(args.out)
     systems = model.load_systems(args.paths)
@@ -94,7 +100,7 @@ def run(args: argparse.Namespace, color: bool) -> int:
     return 0
 
 
-def regressed(comparison: model.Comparison) -> bool:
+def regressed(comparison: Comparison) -> bool:
     """A significantly worse (or mixed) metric, or a verdict that fails where A's did not."""
     if comparison.regressions():
         return True

@@ -38,11 +38,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats as sps
 
+from rtbench.compare import ALPHA, CONFIDENCE, DEFAULT_MIN_CHANGE
 from rtbench.stats import Bucket
 
-ALPHA = 0.01
-CONFIDENCE = 0.95
-DEFAULT_MIN_CHANGE = 0.10
+__all__ = ["ALPHA", "CONFIDENCE", "DEFAULT_MIN_CHANGE"]
+
 TAIL_QUANTILES: tuple[tuple[str, float, int], ...] = (
     # (name, quantile, samples each side needs)
     ("p99", 0.99, 100),
