@@ -378,10 +378,21 @@ def _run_facts(system: System) -> dict[str, str]:
         "counter": "-" if counter is None else str(counter.get("name")),
         "scenario options (--set)": json.dumps(dict(run.options.get("set", {})), sort_keys=True),
         "host settings changed": _settings_text(doc),
-        "OS": "-" if meta is None else f"{meta['os']} {meta['os_release']}",
+        "OS": _os_text(doc),
         "port": "-" if meta is None else str(meta.get("port")),
         "C library": "-" if meta is None else str(meta.get("libc")),
     }
+
+
+def _os_text(doc: ResultsDocument) -> str:
+    meta = first_meta(doc)
+    if meta is not None:
+        return f"{meta['os']} {meta['os_release']}"
+    kernel = doc.host.get("kernel")
+    if isinstance(kernel, Mapping) and kernel.get("release"):
+        parts = (kernel.get("system"), kernel.get("release"), kernel.get("version"))
+        return " ".join(str(p) for p in parts if p)
+    return "-"
 
 
 def configuration_warnings(systems: Sequence[System]) -> list[str]:
@@ -403,7 +414,8 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
     for system in systems[1:]:
         facts = _run_facts(system)
         for name, value in facts.items():
-            if value != base_facts[name]:
+            # "-" is unknown (an imported result has no core, counter or port): not a difference.
+            if value != base_facts[name] and "-" not in (value, base_facts[name]):
                 out.append(f"{name} differs: A {base_facts[name]}, {system.letter} {value}.")
         hz = system.doc.calibration.counter.get("hz") if system.doc.calibration else None
         if base_hz and hz and abs(float(hz) / float(base_hz) - 1.0) > 0.01:
@@ -412,7 +424,8 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
                 f"{system.letter} {float(hz) / 1e6:,.1f} MHz."
             )
         host = _flatten(system.doc.host)
-        differing = sorted(k for k in set(base_host) | set(host) if base_host.get(k) != host.get(k))
+        differing = sorted(k for k in set(base_host) & set(host) if base_host[k] != host[k])
+        unknown = len(set(base_host) ^ set(host))
         for k in differing[:_HOST_LINES_MAX]:
             out.append(
                 f"host {k} differs: A {_short(base_host.get(k))}, "
@@ -422,6 +435,11 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
             out.append(
                 f"... and {len(differing) - _HOST_LINES_MAX} more host facts differ "
                 f"between A and {system.letter} (see results.json)."
+            )
+        if unknown:
+            out.append(
+                f"{unknown} host facts are recorded in only one of A and {system.letter}, "
+                "so they cannot be compared."
             )
         caveats = {c.get("code") for c in system.doc.caveats if c.get("severity") == "warning"}
         if caveats != base_caveats:
