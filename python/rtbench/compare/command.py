@@ -30,7 +30,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("paths", type=Path, nargs="+", metavar="DIR", help="results directories")
     p.add_argument(
-        "--out", type=Path, help="also write comparison.html, comparison.md, comparison.csv here"
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="also write comparison.html, comparison.md, comparison.csv here",
     )
     p.add_argument(
         "--reference",

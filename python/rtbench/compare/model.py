@@ -130,11 +130,9 @@ class Comparison:
 def load_systems(paths: Sequence[Path]) -> list[System]:
     """Load every result; bad input is one sentence (UsageError)."""
     if len(paths) < 2:
-        raise UsageError(
-            "rtbench compare needs at least two results directories (the first is the baseline)."
-        )
+        raise UsageError("At least two results directories are needed (the first is the baseline).")
     if len(paths) > 26:
-        raise UsageError("rtbench compare takes at most 26 results directories.")
+        raise UsageError("At most 26 results directories can be compared.")
     systems = []
     for index, path in enumerate(paths):
         doc = load(path)
