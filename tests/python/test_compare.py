@@ -228,3 +228,13 @@ def test_cli_compare_bad_input(run_cli: RunCli, tmp_path: Path, args: tuple[str,
     (tmp_path / "file").write_text("x")
     names = {"ONE": str(one), "EMPTY": str(tmp_path / "empty"), "FILE": str(tmp_path / "file")}
     assert_one_line_error(run_cli(*(names.get(a, a) for a in args)))
+
+
+def test_rating_shares_first_place_within_the_noise_band(tmp_path: Path) -> None:
+    a = write_result(tmp_path / "a", {WAKE: lognormal(1, N, 3000)})
+    b = write_result(tmp_path / "b", {WAKE: lognormal(2, N, 3000)})
+    c = write_result(tmp_path / "c", {WAKE: lognormal(3, N, 3900)})
+    comparison = model.build(model.load_systems([a, b, c]))
+    sync = next(r for r in comparison.ratings if r.family == "synchronisation")
+    assert sync.best == ("A", "B")
+    assert "better score than C" in sync.sentence

@@ -46,8 +46,9 @@ RULES: tuple[str, ...] = (
     "A family names a best system only when at least one of its metrics differs "
     "significantly from the baseline (location or tail rule); otherwise it reads "
     "'no significant difference'.",
-    "'By how much' is the runner-up's score divided by the best one's; when that is within "
-    "the noise band no system is named.",
+    "Systems whose score is within the noise band of the best one share the first place "
+    "(when all do, no system is named); 'by how much' is the next system's score divided "
+    "by the best one's.",
     "Calibration, throughput and other metrics without a family are shown but not rated.",
 )
 
@@ -157,33 +158,26 @@ def _performance(
         return FamilyRating(
             name, what, (), f"cannot score ({base})", tuple(scores), len(counted), significant
         )
-    best_score, best = ranked[0]
-    letter = systems[best].letter
+    best_score = ranked[0][0]
     listed = ", ".join(
         f"{systems[i].letter} {s:.2f}" for i, s in enumerate(scores) if s is not None
     )
-    if len(ranked) > 1:
-        runner_score, runner = ranked[1]
-        factor = runner_score / best_score
-        if factor < 1.0 + min_change:
-            return FamilyRating(
-                name,
-                what,
-                (),
-                f"no system is more than {min_change * 100:g}% better overall (scores {listed}; "
-                f"{base}, {significant} with a significant difference)",
-                tuple(scores),
-                len(counted),
-                significant,
-            )
-        how = f"{factor:.2f}× better score than {systems[runner].letter}"
+    details = f"scores {listed}; {base}, {significant} with a significant difference"
+    # Systems within the noise band of the best one share the first place.
+    top = sorted(i for s, i in ranked if s < best_score * (1.0 + min_change))
+    if len(top) == len(ranked) and len(ranked) > 1:
+        sentence = f"no system is more than {min_change * 100:g}% better overall ({details})"
+        return FamilyRating(name, what, (), sentence, tuple(scores), len(counted), significant)
+    letters = tuple(systems[i].letter for i in top)
+    if len(ranked) > len(top):
+        runner_score, runner = ranked[len(top)]
+        how = f"{runner_score / best_score:.2f}× better score than {systems[runner].letter}"
     else:
         how = "the only system with a score"
-    sentence = (
-        f"best: {letter}, {how} (scores {listed}; {base}, "
-        f"{significant} with a significant difference)" + _failing_note(letter, failing[best])
-    )
-    return FamilyRating(name, what, (letter,), sentence, tuple(scores), len(counted), significant)
+    tie = " (within the noise band of each other)" if len(top) > 1 else ""
+    notes = "".join(_failing_note(systems[i].letter, failing[i]) for i in top)
+    sentence = f"best: {', '.join(letters)}{tie}, {how} ({details}){notes}"
+    return FamilyRating(name, what, letters, sentence, tuple(scores), len(counted), significant)
 
 
 def rate(
