@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The `rtbench` command line: run, list, system, show.
+"""The `rtbench` command line: run, list, system, show, compare, import.
 
 Bad input is one sentence on the error stream and exit status 2; nothing
 already stored is touched before every input has been checked.
@@ -18,9 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from rtbench import __version__, build, catalog, runner, system
+from rtbench import __version__, build, catalog, export, runner, system
+from rtbench.compare import command as compare_command
 from rtbench.cpulock import CpuLock
 from rtbench.errors import RtbenchError, StorageError, UsageError
+from rtbench.importers import import_file
 from rtbench.options import check_sets
 from rtbench.options import render as render_options
 from rtbench.paths import ROOT
@@ -52,8 +54,11 @@ def _usage_sentence(prog: str, message: str) -> str:
     match = re.match(r"argument (\S+?)(?:/\S+)?: invalid choice: '([^']*)'", message)
     if match and match.group(1) == "--profile":
         return f"{prog}: unknown profile '{match.group(2)}' (use quick, standard or endurance)."
-    if match and match.group(1) in ("command", "{run,list,system,show}"):
-        return f"{prog}: unknown command '{match.group(2)}' (use run, list, system or show)."
+    if match and match.group(1).startswith(("command", "{run,")):
+        return (
+            f"{prog}: unknown command '{match.group(2)}' "
+            "(use run, list, system, show, compare or import)."
+        )
     text = message[0].upper() + message[1:] if message else "Invalid arguments"
     return f"{prog}: {text.rstrip('.')}."
 
@@ -147,6 +152,24 @@ def build_parser() -> _Parser:
         action="store_true",
         help="every statistic, verdict evidence and table (default: the one-screen summary)",
     )
+    show.add_argument(
+        "--format", choices=export.FORMATS, default=None, help="text (default), markdown, csv, json"
+    )
+    show.add_argument(
+        "--reference",
+        action="store_true",
+        help="add the published figures (QNX, CE7, Linux-rt, Android; 2011-2012)",
+    )
+
+    compare_command.add_parser(sub)
+
+    imp = sub.add_parser(
+        "import", help="turn a cyclictest or oslat --json file into a results directory"
+    )
+    imp.add_argument("file", type=Path, metavar="FILE", help="cyclictest or oslat JSON output")
+    imp.add_argument(
+        "--out", type=Path, help="results directory to create (default: results/<file>-imported)"
+    )
     return parser
 
 
@@ -185,6 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_list(args)
         if args.command == "system":
             return cmd_system(args)
+        if args.command == "compare":
+            return compare_command.run(args, _color(sys.stdout))
+        if args.command == "import":
+            return cmd_import(args)
         return cmd_show(args)
     except RtbenchError as e:
         _err(_styled(command, str(e)))
@@ -392,13 +419,39 @@ def cmd_system(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     doc = load(args.path)
     location = args.path if args.path.is_dir() else args.path.parent
-    sys.stdout.write(
-        terminal.render(
-            doc,
-            color=_color(sys.stdout),
-            location=str(location),
-            details=args.details,
-            width=_width(sys.stdout),
+    if args.format is None and not args.reference:
+        sys.stdout.write(
+            terminal.render(
+                doc,
+                color=_color(sys.stdout),
+                location=str(location),
+                details=args.details,
+                width=_width(sys.stdout),
+            )
         )
+        return 0
+    if args.reference and args.format == "csv":
+        raise UsageError("--reference works with --format text, markdown or json, not csv.")
+    data = export.render(
+        doc,
+        args.format or "text",
+        location=str(location),
+        with_reference=args.reference,
+        details=args.details,
+    )
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    out = args.out
+    if out is None:
+        out = Path("results") / f"{args.file.stem}-imported"
+    out = _check_out(out, "imported")
+    doc = import_file(args.file, out)
+    sys.stdout.write(
+        f"imported {args.file} ({doc.run.source and doc.run.source.get('tool')}) into {out}\n"
     )
     return 0

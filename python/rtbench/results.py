@@ -215,9 +215,15 @@ class RunInfo:
     realtime: bool
     options: Mapping[str, Any]
     core: Mapping[str, Any]
+    # Imported results only: the tool and file the figures come from.
+    source: Mapping[str, Any] | None = None
+
+    @property
+    def imported(self) -> bool:
+        return self.source is not None
 
     def to_json(self) -> Json:
-        return {
+        data: Json = {
             "id": self.id,
             "started": self.started,
             "finished": self.finished,
@@ -233,6 +239,9 @@ class RunInfo:
             "options": dict(self.options),
             "core": dict(self.core),
         }
+        if self.source is not None:
+            data["source"] = dict(self.source)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunInfo:
@@ -251,6 +260,7 @@ class RunInfo:
             realtime=bool(data["realtime"]),
             options=dict(data["options"]),
             core=dict(data["core"]),
+            source=None if data.get("source") is None else dict(data["source"]),
         )
 
 

@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A comparison as Markdown and as CSV: pure functions of the comparison."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from rtbench import reference
+from rtbench.compare import wording
+from rtbench.compare.model import Comparison, MetricRow
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
+    align = ["---:" if i in right else "---" for i in range(len(header))]
+    out = ["| " + " | ".join(_md_cell(h) for h in header) + " |", "|" + "|".join(align) + "|"]
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> list[str]:
+    unit_name, div = wording.row_scale(row)
+    out = [f"### {row.label or '-'} `{row.name}` ({unit_name})", ""]
+    if row.title:
+        out += [row.title, ""]
+    rows = []
+    for index, system in enumerate(comparison.systems):
+        cell = row.cells[index]
+        diff = row.differences[index]
+        rows.append(
+            [
+                system.name,
+                "-" if cell is None else f"{cell.count:,}",
+                wording.value(cell, "min", row, div),
+                wording.value(cell, "p50", row, div),
+                wording.value(cell, "mean", row, div),
+                wording.value(cell, "p99", row, div),
+                wording.value(cell, "max", row, div),
+                "" if index == 0 else wording.ratio(row.ratio(index, "p50")),
+                "" if index == 0 else wording.ratio(row.ratio(index, "p99")),
+                "baseline" if index == 0 else wording.difference_text(diff, system.letter),
+            ]
+        )
+    header = ["system", "samples", "min", "median", "avg", "p99", "max", "×median", "×p99"]
+    out += _md_table([*header, "difference"], rows, set(range(1, 9)))
+    published = wording.reference_rows(row, div) if with_reference else []
+    if published:
+        out += ["", f"Published figures ({unit_name}; other hardware and years, not this machine):"]
+        out += [
+            "",
+            *_md_table(
+                ["published system", "min", "avg", "max", "measurement"],
+                [list(r) for r in published],
+                {1, 2, 3},
+            ),
+        ]
+    return [*out, ""]
+
+
+def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
+    out = [f"# rtbench comparison: {len(comparison.systems)} results, baseline A", ""]
+    out += [f"- **{s.letter}**: {s.describe()}" for s in comparison.systems]
+    out.append("")
+    if comparison.warnings:
+        out += ["## Configuration differences", ""]
+        out += [f"- ⚠ {w}" for w in comparison.warnings]
+        out.append("")
+    out += ["## Rating", ""]
+    out += _md_table(
+        ["family", "result"], [[r.family, r.sentence] for r in comparison.ratings], set()
+    )
+    out += ["", "## Summary", ""]
+    out += [f"- {line}" for line in wording.summary_counts(comparison)]
+    out.append("")
+    if comparison.verdicts:
+        out += ["## Behaviour verdicts", ""]
+        rows = [
+            [
+                v.label or "-",
+                f"{v.scenario} {v.check}",
+                *(wording.verdict_word(v.outcome(i)) for i in range(len(comparison.systems))),
+            ]
+            for v in comparison.verdicts
+        ]
+        out += _md_table(["label", "check", *(s.name for s in comparison.systems)], rows, set())
+        out.append("")
+    if comparison.metrics:
+        out += ["## Results", ""]
+        for row in comparison.metrics:
+            out += _md_metric(comparison, row, with_reference)
+    if comparison.statuses:
+        out += ["## Scenarios that did not end ok everywhere", ""]
+        out += [f"- {line}" for line in comparison.statuses]
+        out.append("")
+    out += ["## Rules", ""]
+    out += [f"- {rule}" for rule in wording.rules(comparison.min_change)]
+    if with_reference:
+        others = wording.other_published(comparison)
+        if others:
+            out += ["", "## Other published figures for these labels (not this machine)", ""]
+            out += [f"- {line}" for line in others]
+        out += ["", "## Reference", "", reference.citation()]
+    return "\n".join(out) + "\n"
+
+
+CSV_COLUMNS = (
+    "label",
+    "scenario",
+    "metric",
+    "params",
+    "unit",
+    "system",
+    "run",
+    "path",
+    "samples",
+    "min",
+    "median",
+    "mean",
+    "p99",
+    "max",
+    "ratio_median",
+    "ratio_p99",
+    "ratio_max",
+    "outcome",
+    "location",
+    "tail",
+    "test_samples",
+    "mann_whitney_p",
+    "median_ratio",
+    "median_ratio_ci_low",
+    "median_ratio_ci_high",
+    "tail_quantile",
+    "tail_reference",
+    "tail_share_base",
+    "tail_share_other",
+    "tail_fisher_p",
+)
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:.6g}"
+
+
+def csv_text(comparison: Comparison) -> str:
+    """One line per metric and system; times in nanoseconds (the `unit` column)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in comparison.metrics:
+        for index, system in enumerate(comparison.systems):
+            cell = row.cells[index]
+            diff = row.differences[index]
+            loc = diff.loc_test if diff is not None else None
+            tail = None
+            if diff is not None and diff.tails:
+                tail = next((t for t in diff.tails if t.heavier()), diff.tails[0])
+            writer.writerow(
+                [
+                    row.label or "",
+                    row.key[0],
+                    row.key[1],
+                    json.dumps(json.loads(row.key[2]), sort_keys=True),
+                    row.unit,
+                    system.letter,
+                    system.doc.run.id,
+                    str(system.path),
+                    "" if cell is None else cell.count,
+                    _num(None if cell is None else cell.min),
+                    _num(None if cell is None else cell.p50),
+                    _num(None if cell is None else cell.mean),
+                    _num(None if cell is None else cell.p99),
+                    _num(None if cell is None else cell.max),
+                    _num(row.ratio(index, "p50")),
+                    _num(row.ratio(index, "p99")),
+                    _num(row.ratio(index, "max")),
+                    "baseline" if index == 0 else ("" if diff is None else diff.outcome),
+                    "" if diff is None else diff.location,
+                    "" if diff is None else diff.tail,
+                    "" if loc is None else loc.source,
+                    "" if loc is None else _num(loc.p_value),
+                    "" if loc is None else _num(loc.ratio),
+                    "" if loc is None else _num(loc.ci_low),
+                    "" if loc is None else _num(loc.ci_high),
+                    "" if tail is None else tail.quantile,
+                    "" if tail is None else tail.reference,
+                    "" if tail is None else _num(tail.frac_base),
+                    "" if tail is None else _num(tail.frac_other),
+                    "" if tail is None else _num(tail.p_value),
+                ]
+            )
+    return buffer.getvalue()

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The comparison page: one self-contained HTML file with the look of every
+rtbench page (`rtbench.report.page`: no script, nothing fetched, readable at a
+phone's width).
+
+Every metric has its table and two bar charts side by side, the average and
+the maximum of each system, drawn as inline SVG.
+"""
+
+from __future__ import annotations
+
+from rtbench import reference, units
+from rtbench.compare import wording
+from rtbench.compare.model import Comparison, MetricRow
+from rtbench.report import page
+from rtbench.report.page import esc
+
+# Outcome -> badge class of the page style sheet.
+_BADGES = {
+    "worse": "fail",
+    "better": "pass",
+    "mixed": "inconclusive",
+    "untested": "unsupported",
+    "higher": "unsupported",
+    "lower": "unsupported",
+}
+_SERIES = 5  # colour classes k0..k4 of the style sheet
+
+
+def _bars(title: str, names: list[str], values: list[float | None], unit: str) -> str:
+    """A horizontal bar chart, one labelled bar per system."""
+    width, bar_h, gap, left, top = 420, 18, 6, 130, 8
+    height = top + len(names) * (bar_h + gap) + 4
+    known = [v for v in values if v is not None]
+    top_value = max(known) if known else 0.0
+    span = width - left - 90
+    parts = [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img"><title>{esc(title)}</title>'
+    ]
+    for i, (name, value) in enumerate(zip(names, values, strict=True)):
+        y = top + i * (bar_h + gap)
+        parts.append(f'<text x="4" y="{y + 13}">{esc(name[:20])}</text>')
+        if value is None:
+            parts.append(f'<text x="{left}" y="{y + 13}">-</text>')
+            continue
+        length = 0.0 if top_value <= 0 else span * value / top_value
+        parts.append(
+            f'<path class="pt k{i % _SERIES}" '
+            f'd="M{left} {y}h{max(length, 1.0):.1f}v{bar_h}h{-max(length, 1.0):.1f}z"/>'
+        )
+        parts.append(
+            f'<text x="{left + length + 4:.1f}" y="{y + 13}">'
+            f"{esc(units.format_number(value))} {esc(unit)}</text>"
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _outcome(diff_outcome: str | None, text: str) -> str:
+    if diff_outcome is None or diff_outcome == "same":
+        return esc(text)
+    word = wording.OUTCOME_WORDS[diff_outcome]
+    rest = text.split(": ", 1)[1] if ": " in text else text
+    return f"{page.badge(word, _BADGES.get(diff_outcome))} {esc(rest)}"
+
+
+def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str:
+    unit_name, div = wording.row_scale(row)
+    out = [f"<h3>{esc(row.label or '-')} <code>{esc(row.name)}</code> ({esc(unit_name)})</h3>"]
+    if row.title:
+        out.append(f'<p class="small muted">{esc(row.title)}</p>')
+    rows = []
+    for index, system in enumerate(comparison.systems):
+        cell = row.cells[index]
+        diff = row.differences[index]
+        text = "baseline" if index == 0 else wording.difference_text(diff, system.letter)
+        rows.append(
+            [
+                esc(system.name),
+                "-" if cell is None else f"{cell.count:,}",
+                *(esc(wording.value(cell, k, row, div)) for k in ("min", "p50", "mean", "p99")),
+                esc(wording.value(cell, "max", row, div)),
+                "" if index == 0 else wording.ratio(row.ratio(index, "p50")),
+                "" if index == 0 else wording.ratio(row.ratio(index, "p99")),
+                _outcome(None if diff is None else diff.outcome, text),
+            ]
+        )
+    headers = ["system", "samples", "min", "median", "avg", "p99", "max", "×median", "×p99"]
+    out.append(
+        page.table(
+            [*headers, "difference"],
+            rows,
+            numeric=[False, *([True] * 8), False],
+            hide_narrow=[False, True, True, False, False, False, False, True, True, False],
+            raw=True,
+        )
+    )
+    names = [s.name for s in comparison.systems]
+
+    def scaled(attribute: str) -> list[float | None]:
+        values: list[float | None] = []
+        for cell in row.cells:
+            value = None if cell is None else getattr(cell, attribute)
+            values.append(None if value is None else float(value) / div)
+        return values
+
+    out.append(
+        page.charts(
+            [
+                page.figure(
+                    _bars(f"{row.name}: average", names, scaled("mean"), unit_name), "average"
+                ),
+                page.figure(
+                    _bars(f"{row.name}: maximum", names, scaled("max"), unit_name),
+                    "maximum (a single sample: never tested)",
+                ),
+            ]
+        )
+    )
+    published = wording.reference_rows(row, div) if with_reference else []
+    if published:
+        out.append(
+            f'<p class="small muted">Published figures in {esc(unit_name)}: other hardware, '
+            "other years, measured with hardware tracing; not this machine.</p>"
+        )
+        out.append(
+            page.table(
+                ["published system", "min", "avg", "max", "measurement"],
+                [list(r) for r in published],
+                numeric=[False, True, True, True, False],
+            )
+        )
+    return "".join(out)
+
+
+def render(comparison: Comparison, *, with_reference: bool = False) -> str:
+    systems = comparison.systems
+    title = f"rtbench comparison: {len(systems)} results"
+    body = [
+        f'<header class="top"><h1>{esc(title)}</h1>',
+        "<p>A is the baseline; every other result is tested against it.</p>",
+        page.kv_table([(s.letter, s.describe()) for s in systems]),
+        "</header>",
+    ]
+    if comparison.warnings:
+        body.append('<div class="banner">Configuration differences: read these first<ul>')
+        body += [f"<li>{esc(w)}</li>" for w in comparison.warnings]
+        body.append("</ul></div>")
+    body.append('<section class="block"><h2>Rating</h2>')
+    body.append(
+        page.table(["family", "result"], [[r.family, r.sentence] for r in comparison.ratings])
+    )
+    body.append("<h3>Summary</h3><ul>")
+    body += [f"<li>{esc(line)}</li>" for line in wording.summary_counts(comparison)]
+    body.append("</ul></section>")
+    if comparison.verdicts:
+        rows = []
+        for v in comparison.verdicts:
+            cells = []
+            for i in range(len(systems)):
+                outcome = v.outcome(i)
+                cells.append("-" if outcome is None else page.badge(outcome.upper(), outcome))
+            rows.append([esc(v.label or "-"), esc(f"{v.scenario} {v.check}"), *cells])
+        body.append('<section class="block"><h2>Behaviour verdicts</h2>')
+        body.append(page.table(["label", "check", *(s.name for s in systems)], rows, raw=True))
+        body.append("</section>")
+    if comparison.metrics:
+        body.append('<section class="block"><h2>Results</h2>')
+        body += [_metric(comparison, row, with_reference) for row in comparison.metrics]
+        body.append("</section>")
+    if comparison.statuses:
+        body.append('<section class="block"><h2>Scenarios that did not end ok everywhere</h2><ul>')
+        body += [f"<li>{esc(line)}</li>" for line in comparison.statuses]
+        body.append("</ul></section>")
+    body.append('<section class="block"><h2>Rules</h2><ul>')
+    body += [f"<li>{esc(rule)}</li>" for rule in wording.rules(comparison.min_change)]
+    body.append("</ul></section>")
+    if with_reference:
+        others = wording.other_published(comparison)
+        if others:
+            body.append('<section class="block"><h2>Other published figures for these labels</h2>')
+            body.append('<ul class="small">')
+            body += [f"<li>{esc(line)}</li>" for line in others]
+            body.append("</ul></section>")
+        body.append(f"<footer>{esc(reference.citation())}</footer>")
+    return page.shell(title, "\n".join(body))

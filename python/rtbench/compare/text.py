@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The terminal form of a comparison: fits 100 columns, colours only on a terminal."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from rtbench import reference
+from rtbench.compare import wording
+from rtbench.compare.model import Comparison, MetricRow
+
+WIDTH = 100
+_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+_OUTCOME_COLORS = {
+    "worse": "red",
+    "better": "green",
+    "mixed": "yellow",
+    "untested": "yellow",
+    "higher": "cyan",
+    "lower": "cyan",
+}
+_VERDICT_COLORS = {
+    "PASS": "green",
+    "FAIL": "red",
+    "INCONCLUSIVE": "yellow",
+    "UNSUPPORTED": "yellow",
+}
+
+
+class _Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, *styles: str) -> str:
+        if not self.color or not styles:
+            return text
+        return f"\x1b[{';'.join(_CODES[s] for s in styles)}m{text}\x1b[0m"
+
+
+def _align(rows: Sequence[Sequence[str]], numeric: Sequence[bool], indent: str) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = [
+            c.rjust(widths[i]) if numeric[i] else c.ljust(widths[i]) for i, c in enumerate(row)
+        ]
+        out.append((indent + "  ".join(cells)).rstrip())
+    return out
+
+
+def _wrap(text: str, indent: str, width: int = WIDTH) -> list[str]:
+    return textwrap.wrap(
+        text, width, initial_indent=indent, subsequent_indent=indent + "  ", break_on_hyphens=False
+    )
+
+
+def _metric_block(
+    comparison: Comparison, row: MetricRow, s: _Style, with_reference: bool
+) -> list[str]:
+    unit_name, div = wording.row_scale(row)
+    head = f"{row.label or '-':<10} {row.name}"
+    shown_unit = unit_name if unit_name != "count" else row.unit
+    lines = [s(f"{head}  ({shown_unit})", "bold")]
+    table: list[list[str]] = [
+        ["system", "samples", "min", "median", "avg", "p99", "max", "×median", "×p99", ""]
+    ]
+    details: list[str] = []
+    for index, system in enumerate(comparison.systems):
+        cell = row.cells[index]
+        diff = row.differences[index]
+        word = "baseline" if index == 0 else "-"
+        if diff is not None:
+            word = wording.OUTCOME_WORDS[diff.outcome]
+            if diff.outcome != "same":
+                details.append(f"{system.letter}: " + wording.difference_text(diff, system.letter))
+        elif index > 0 and cell is None:
+            word = "not measured"
+        table.append(
+            [
+                system.short(),
+                "-" if cell is None else f"{cell.count:,}",
+                wording.value(cell, "min", row, div),
+                wording.value(cell, "p50", row, div),
+                wording.value(cell, "mean", row, div),
+                wording.value(cell, "p99", row, div),
+                wording.value(cell, "max", row, div),
+                "" if index == 0 else wording.ratio(row.ratio(index, "p50")),
+                "" if index == 0 else wording.ratio(row.ratio(index, "p99")),
+                word,
+            ]
+        )
+    aligned = _align(table, [False, True, True, True, True, True, True, True, True, False], "  ")
+    lines.append(s(aligned[0], "dim"))
+    for index, line in enumerate(aligned[1:]):
+        diff = row.differences[index]
+        color = _OUTCOME_COLORS.get(diff.outcome, "") if diff is not None else ""
+        lines.append(s(line, color) if color else line)
+    for text in details:
+        lines.extend(_wrap(text, "    "))
+    published = wording.reference_rows(row, div) if with_reference else []
+    if published:
+        ref_table = [["published (not this machine)", "min", "avg", "max", ""]]
+        ref_table += [list(r) for r in published]
+        aligned = _align(ref_table, [False, True, True, True, False], "    ")
+        lines.append(s(aligned[0], "dim"))
+        lines.extend(aligned[1:])
+    return lines
+
+
+def render(comparison: Comparison, *, color: bool = False, with_reference: bool = False) -> str:
+    s = _Style(color)
+    systems = comparison.systems
+    out: list[str] = [
+        s(f"rtbench compare: {len(systems)} results, baseline A", "bold"),
+    ]
+    for system in systems:
+        out.extend(_wrap(f"{system.letter}  {system.describe()}", "  "))
+    if comparison.warnings:
+        out += ["", s("Configuration differences (read these before the figures)", "bold")]
+        for w in comparison.warnings:
+            out.extend(_wrap("! " + w, "  "))
+    if comparison.metrics:
+        out += ["", s("Results (× = ratio to A; the rules are at the end)", "bold")]
+        for row in comparison.metrics:
+            out.append("")
+            out.extend(_metric_block(comparison, row, s, with_reference))
+    if comparison.verdicts:
+        out += ["", s("Behaviour verdicts", "bold")]
+        header = ["label", "check", *(sy.short(12) for sy in systems)]
+        rows: list[list[str]] = [header]
+        for v in comparison.verdicts:
+            rows.append(
+                [
+                    v.label or "-",
+                    f"{v.scenario} {v.check}",
+                    *(wording.verdict_word(None if c is None else c.outcome) for c in v.cells),
+                ]
+            )
+        aligned = _align(rows, [False] * len(header), "  ")
+        out.append(s(aligned[0], "dim"))
+        for line, v in zip(aligned[1:], comparison.verdicts, strict=True):
+            words = {None if c is None else c.outcome for c in v.cells}
+            out.append(s(line, "red") if "fail" in words else line)
+    if comparison.statuses:
+        out += ["", s("Scenarios that did not end ok everywhere", "bold")]
+        for line in comparison.statuses:
+            out.extend(_wrap(line, "  "))
+    out += ["", s("Rating", "bold")]
+    for r in comparison.ratings:
+        out.extend(_wrap(f"{r.family:<16} {r.sentence}", "  "))
+    out += ["", s("Summary", "bold")]
+    for line in wording.summary_counts(comparison):
+        out.extend(_wrap(line, "  "))
+    out += ["", s("Rules", "bold")]
+    for rule in wording.rules(comparison.min_change):
+        out.extend(_wrap("- " + rule, "  "))
+    if with_reference:
+        others = wording.other_published(comparison)
+        if others:
+            out += ["", s("Other published figures for these labels (not this machine)", "bold")]
+            for line in others:
+                out.extend(_wrap(line, "  "))
+        out += ["", s("Reference", "bold")]
+        out.extend(_wrap(reference.citation(), "  "))
+    return "\n".join(out) + "\n"

@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Words and numbers every comparison format shares: cells, differences, rules."""
+
+from __future__ import annotations
+
+from rtbench import reference, units
+from rtbench.compare import stats as cstats
+from rtbench.compare.model import Comparison, MetricRow
+from rtbench.compare.rating import RULES as RATING_RULES
+from rtbench.stats import MetricSummary
+
+OUTCOME_WORDS = {
+    "worse": "WORSE",
+    "better": "better",
+    "mixed": "MIXED",
+    "same": "same",
+    "higher": "higher",
+    "lower": "lower",
+    "untested": "not tested",
+}
+
+
+def difference_rules(min_change: float) -> list[str]:
+    pct = f"{min_change * 100:g}"
+    return [
+        "Each system is tested against the first one (A, the baseline), metric by metric.",
+        "Location: Mann-Whitney U on the raw samples when both runs stored every sample, "
+        "otherwise on the histograms (every sample, at bucket resolution). A shift counts when "
+        f"p < {cstats.ALPHA:g}, the 95% bootstrap interval of the median ratio excludes 1, and "
+        f"the median ratio is beyond ±{pct}% (below that it is reported as within the noise).",
+        "Tail: the share of each system's samples above the other system's p99 (and p99.9 "
+        f"with at least 10,000 samples each) raised by the same {pct}% band, in both "
+        "directions. A tail counts as heavier when more than 1% (0.1%) of its samples lie "
+        "above that threshold, i.e. its own p99 (p99.9) is beyond the other's by more than "
+        f"the band, and Fisher's exact test gives p < {cstats.ALPHA:g}: this sees a change of "
+        "p99 and mean whose median does not move.",
+        "WORSE or better (lower is better for times): for real-time work the tail comes "
+        "first, so a significantly heavier tail makes a result WORSE even when its median is "
+        "lower (the line says so); the median decides when the tails do not differ. MIXED: "
+        "each side has the heavier tail at one threshold.",
+        "Maxima are single samples: shown, never called significant.",
+    ]
+
+
+def rules(min_change: float) -> list[str]:
+    return [*difference_rules(min_change), *RATING_RULES]
+
+
+def row_scale(row: MetricRow) -> tuple[str, float]:
+    """The display unit and divisor of a metric, chosen from the baseline's median."""
+    reference_cell = next((c for c in row.cells if c is not None), None)
+    value = None
+    if reference_cell is not None:
+        value = reference_cell.p50 if reference_cell.p50 is not None else reference_cell.mean
+    return units.row_scale(row.unit, value)
+
+
+def value(cell: MetricSummary | None, attribute: str, row: MetricRow, divisor: float) -> str:
+    if cell is None:
+        return "-"
+    return units.format_in(getattr(cell, attribute), row.unit, divisor)
+
+
+def ratio(value_: float | None) -> str:
+    if value_ is None:
+        return "-"
+    return f"{value_:.2f}"
+
+
+def _pct(ratio_: float) -> str:
+    return f"{(ratio_ - 1.0) * 100:+.0f}%"
+
+
+def location_text(diff: cstats.Difference) -> str:
+    t = diff.loc_test
+    if t is None:
+        return ""
+    ci = ""
+    if t.ci_low is not None and t.ci_high is not None:
+        ci = f", 95% CI {_pct(t.ci_low)}..{_pct(t.ci_high)}"
+    median = "median ratio -" if t.ratio is None else f"median {_pct(t.ratio)}"
+    return f"{median}{ci}, Mann-Whitney {cstats.format_p(t.p_value)} ({t.source})"
+
+
+def tail_text(diff: cstats.Difference, letter: str) -> str:
+    if not diff.tails:
+        return ""
+    # The most telling test: a significant one if any, else the p99 test against the baseline.
+    chosen = next((t for t in diff.tails if t.heavier()), diff.tails[0])
+    if chosen.reference == "base":
+        return (
+            f"{chosen.frac_other * 100:.2f}% of {letter} above A's {chosen.quantile}+band "
+            f"(A {chosen.frac_base * 100:.2f}%), Fisher {cstats.format_p(chosen.p_value)}"
+        )
+    return (
+        f"{chosen.frac_base * 100:.2f}% of A above {letter}'s {chosen.quantile}+band "
+        f"({letter} {chosen.frac_other * 100:.2f}%), Fisher {cstats.format_p(chosen.p_value)}"
+    )
+
+
+def difference_text(diff: cstats.Difference | None, letter: str) -> str:
+    """One sentence: the outcome and the evidence behind it."""
+    if diff is None:
+        return "not measured by both"
+    if diff.outcome == "untested":
+        return f"not tested: {diff.reason}"
+    parts = []
+    loc_words = {
+        "higher": "median higher",
+        "lower": "median lower",
+        "noise": "median shift within the noise band",
+        "none": "median: no significant shift",
+    }
+    tail_words = {
+        "higher": f"tail heavier in {letter}",
+        "lower": "tail heavier in A",
+        "mixed": "tails cross",
+        "none": "tail: no significant change",
+    }
+    if diff.location in loc_words:
+        words = loc_words[diff.location]
+        if diff.location == "none" and diff.loc_test and diff.loc_test.p_value < cstats.ALPHA:
+            words = "median unchanged though the ranks differ"
+        parts.append(f"{words} ({location_text(diff)})")
+    if diff.tail in tail_words:
+        parts.append(f"{tail_words[diff.tail]} ({tail_text(diff, letter)})")
+    word = OUTCOME_WORDS[diff.outcome]
+    if diff.outcome == "same":
+        word = "no significant difference"
+    return f"{word}: " + "; ".join(parts)
+
+
+def verdict_word(outcome: str | None) -> str:
+    return "-" if outcome is None else outcome.upper()
+
+
+def _published(text: str, divisor: float) -> str:
+    """A published µs figure in the row's unit; `<0.1` (below resolution) keeps its sign."""
+    if not text:
+        return "-"
+    below = text.startswith("<")
+    try:
+        number = float(text.lstrip("<")) * 1000.0 / divisor
+    except ValueError:
+        return text
+    return ("<" if below else "") + units.format_number(number)
+
+
+def reference_rows(row: MetricRow, divisor: float) -> list[tuple[str, str, str, str, str]]:
+    """(published system, min, avg, max, measurement) for a metric, in its row unit."""
+    cell = next((c for c in row.cells if c is not None), None)
+    if cell is None:
+        return []
+    found = reference.for_metric(cell)
+    several = len({f.measurement for f in found}) > 1
+    return [
+        (
+            f.system,
+            _published(f.min_us, divisor),
+            _published(f.avg_us, divisor),
+            _published(f.max_us, divisor),
+            f.measurement if several else "",
+        )
+        for f in found
+    ]
+
+
+def result_labels(comparison: Comparison) -> set[str]:
+    """The classic labels of every scenario any compared system ran."""
+    return {
+        i.label
+        for s in comparison.systems
+        for o in s.doc.scenarios
+        if o.status != "not_implemented"
+        for i in o.ids
+        if i.label
+    }
+
+
+def other_published(comparison: Comparison) -> list[str]:
+    """Published figures of these labels that no metric row shows (verdicts, periods...)."""
+    return [
+        reference.describe(f) for f in reference.unmatched_for_labels(result_labels(comparison))
+    ]
+
+
+def summary_counts(comparison: Comparison) -> list[str]:
+    """Per compared system: how many metrics are worse, better, mixed, the same."""
+    out = []
+    for index, system in enumerate(comparison.systems[1:], start=1):
+        counts: dict[str, int] = {}
+        for row in comparison.metrics:
+            diff = row.differences[index]
+            if diff is None:
+                continue
+            counts[diff.outcome] = counts.get(diff.outcome, 0) + 1
+        order = ("worse", "mixed", "better", "higher", "lower", "same", "untested")
+        parts = [f"{counts[o]} {OUTCOME_WORDS[o]}" for o in order if counts.get(o)]
+        failing = comparison.failing[index]
+        text = f"{system.letter} against A: " + (", ".join(parts) or "no common metric")
+        if failing:
+            text += f"; FAILS {', '.join(failing)}"
+        out.append(text)
+    if comparison.failing[0]:
+        out.append(f"A FAILS {', '.join(comparison.failing[0])}")
+    return out

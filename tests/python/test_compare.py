@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: Apache-2.0
+"""rtbench compare: the statistics, the rules, the rating and the command, on
+synthetic results whose distributions are known."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from conftest import RunCli
+from rtbench.compare import command, export, html, model, text
+from rtbench.compare import stats as cstats
+from rtbench.stats import Bucket
+from synth import lognormal, verdict_record, with_tail, write_result
+from test_cli_errors import assert_one_line_error
+
+N = 5000
+WAKE = ("sem.signal.unblock", "release", "SEM-P-ARC")
+SWITCH = ("thr.switch.yield", "switch", "THR-P-SLS")
+
+
+def _compare(tmp_path: Path, a: list[int], b: list[int], **kwargs: object) -> model.Comparison:
+    da = write_result(tmp_path / "a", {WAKE: a})
+    db = write_result(tmp_path / "b", {WAKE: b}, **kwargs)  # type: ignore[arg-type]
+    return model.build(model.load_systems([da, db]))
+
+
+def _diff(c: model.Comparison) -> cstats.Difference:
+    diff = c.metrics[0].differences[1]
+    assert diff is not None
+    return diff
+
+
+def test_identical_distributions_are_no_significant_difference(tmp_path: Path) -> None:
+    c = _compare(tmp_path, lognormal(1, N, 3000), lognormal(2, N, 3000))
+    diff = _diff(c)
+    assert diff.outcome == "same"
+    assert diff.location == "none" and diff.tail == "none"
+    assert diff.loc_test is not None and diff.loc_test.source == "raw"
+    assert "no significant difference" in text.render(c)
+    sync = next(r for r in c.ratings if r.family == "synchronisation")
+    assert sync.best == () and "no significant difference" in sync.sentence
+
+
+def test_shifted_median_is_significantly_worse(tmp_path: Path) -> None:
+    c = _compare(tmp_path, lognormal(1, N, 3000), lognormal(2, N, 3600))
+    diff = _diff(c)
+    assert diff.outcome == "worse" and diff.location == "higher"
+    loc = diff.loc_test
+    assert loc is not None and loc.p_value < 1e-6
+    assert loc.ci_low is not None and loc.ci_high is not None
+    assert loc.ci_low < 1.2 < loc.ci_high
+    sync = next(r for r in c.ratings if r.family == "synchronisation")
+    assert sync.best == ("A",)
+
+
+def test_faster_system_is_better(tmp_path: Path) -> None:
+    c = _compare(tmp_path, lognormal(1, N, 3000), lognormal(2, N, 2400))
+    assert _diff(c).outcome == "better"
+
+
+def test_small_shift_is_within_the_noise_band(tmp_path: Path) -> None:
+    c = _compare(tmp_path, lognormal(1, N, 3000, 0.05), lognormal(2, N, 3090, 0.05))
+    diff = _diff(c)
+    assert diff.location == "noise"
+    assert diff.outcome == "same"
+
+
+def test_heavier_tail_with_the_same_median_is_worse(tmp_path: Path) -> None:
+    """A neighbour that takes the CPU in short bursts: 3% of the wake-ups get 5-10x
+    slower. The median barely moves; the tail rule must see it."""
+    base = lognormal(1, N, 3000)
+    disturbed = with_tail(lognormal(2, N, 3000), seed=3, share=0.03, low=5, high=10)
+    c = _compare(tmp_path, base, disturbed)
+    diff = _diff(c)
+    assert diff.location in ("none", "noise")
+    assert diff.tail == "higher"
+    assert diff.outcome == "worse"
+    assert c.metrics[0].ratio(1, "p50") == pytest.approx(1.0, abs=0.05)
+    assert command.regressed(c)
+
+
+def test_a_single_huge_maximum_is_never_significant(tmp_path: Path) -> None:
+    a = lognormal(1, N, 3000)
+    b = lognormal(2, N, 3000)
+    b[100] = 3000 * 1000
+    c = _compare(tmp_path, a, b)
+    assert _diff(c).outcome == "same"
+    ratio = c.metrics[0].ratio(1, "max")
+    assert ratio is not None and ratio > 100
+
+
+def test_histograms_are_used_when_raw_samples_are_missing(tmp_path: Path) -> None:
+    c = _compare(tmp_path, lognormal(1, N, 3000), lognormal(2, N, 3600), raw=False)
+    diff = _diff(c)
+    assert diff.loc_test is not None and diff.loc_test.source == "histogram"
+    assert diff.outcome == "worse"
+
+
+def test_weighted_mann_whitney_matches_scipy() -> None:
+    rng = np.random.default_rng(7)
+    a = np.round(rng.normal(50, 8, 300))
+    b = np.round(rng.normal(52, 8, 250))
+
+    def hist(x: np.ndarray) -> list[Bucket]:
+        v, n = np.unique(x, return_counts=True)
+        return [Bucket(float(k), float(k), int(c)) for k, c in zip(v, n, strict=True)]
+
+    p, prob = cstats.mann_whitney(cstats.from_histogram(hist(a)), cstats.from_histogram(hist(b)))
+    ref = sps.mannwhitneyu(b, a, alternative="two-sided", method="asymptotic")
+    assert p == pytest.approx(float(ref.pvalue), rel=1e-9)
+    assert prob == pytest.approx(float(ref.statistic) / (len(a) * len(b)))
+
+
+def test_bootstrap_interval_is_deterministic_and_covers_the_ratio() -> None:
+    a = cstats.from_samples(lognormal(1, 2000, 1000))
+    b = cstats.from_samples(lognormal(2, 2000, 1500))
+    first = cstats.median_ratio_ci(a, b)
+    assert first == cstats.median_ratio_ci(a, b)
+    assert first is not None and first[0] < 1.5 < first[1]
+    assert first[1] - first[0] < 0.1
+
+
+def test_failing_verdict_marks_the_system_failing(tmp_path: Path) -> None:
+    values = lognormal(1, 500, 3000)
+    da = write_result(
+        tmp_path / "a",
+        {WAKE: values},
+        verdicts=[verdict_record("mut.behavior.pi", "MUT-B-ARC", "pass")],
+    )
+    db = write_result(
+        tmp_path / "b",
+        {WAKE: values},
+        verdicts=[verdict_record("mut.behavior.pi", "MUT-B-ARC", "fail")],
+    )
+    c = model.build(model.load_systems([da, db]))
+    assert c.failing == ((), ("MUT-B-ARC",))
+    behaviour = c.ratings[0]
+    assert behaviour.best == ("A",) and "B FAILS MUT-B-ARC" in behaviour.sentence
+    assert command.regressed(c)
+    assert "FAILS MUT-B-ARC" in text.render(c)
+
+
+def test_different_configurations_are_warned_about(tmp_path: Path) -> None:
+    values = lognormal(1, 500, 3000)
+    da = write_result(tmp_path / "a", {WAKE: values})
+    db = write_result(tmp_path / "b", {WAKE: values}, run={"profile": "standard", "cpu": 0})
+    c = model.build(model.load_systems([da, db]))
+    assert any("profile differs: A quick, B standard" in w for w in c.warnings)
+    assert any("measurement CPU differs" in w for w in c.warnings)
+    assert "Configuration differences" in text.render(c)
+
+
+def test_rating_families_and_metrics_only_in_one_system(tmp_path: Path) -> None:
+    da = write_result(tmp_path / "a", {WAKE: lognormal(1, N, 3000), SWITCH: lognormal(3, N, 900)})
+    db = write_result(tmp_path / "b", {WAKE: lognormal(2, N, 3000)})
+    c = model.build(model.load_systems([da, db]))
+    switch_row = next(r for r in c.metrics if r.key[0] == "thr.switch.yield")
+    assert switch_row.cells[1] is None and switch_row.differences[1] is None
+    families = {r.family: r.sentence for r in c.ratings}
+    assert families["thread switch"] == "no time metric measured by every system"
+    assert families["memory"] == "not measured"
+
+
+def test_terminal_table_fits_100_columns(tmp_path: Path) -> None:
+    c = _compare(tmp_path, lognormal(1, N, 3000), lognormal(2, N, 3600))
+    rendered = text.render(c, with_reference=True)
+    assert max(len(line) for line in rendered.splitlines()) <= 100
+    assert "\x1b[" not in rendered
+    assert "\x1b[" in text.render(c, color=True)
+
+
+def test_markdown_csv_and_html_hold_every_metric(tmp_path: Path) -> None:
+    c = _compare(tmp_path, lognormal(1, N, 3000), lognormal(2, N, 3600))
+    md = export.markdown(c, with_reference=True)
+    assert "| system | samples | min | median |" in md
+    assert "Windows CE7 · Cortex-A8 1 GHz · 2012" in md
+    rows = list(csv.DictReader(io.StringIO(export.csv_text(c))))
+    assert [r["system"] for r in rows] == ["A", "B"]
+    assert rows[1]["outcome"] == "worse" and float(rows[1]["mann_whitney_p"]) < 0.01
+    assert float(rows[0]["median"]) == pytest.approx(c.metrics[0].cells[0].p50)  # type: ignore[union-attr]
+    page = html.render(c, with_reference=True)
+    assert page.count("<svg") == 2
+    assert "average" in page and "maximum" in page
+    # Self-contained: nothing is loaded from anywhere (the SVG namespace is a name).
+    assert not re.search(r"(src|href)=\"https?:", page)
+    assert "<script" not in page
+
+
+def test_cli_compare_writes_the_page_and_exits_by_the_rules(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    da = write_result(tmp_path / "a", {WAKE: lognormal(1, N, 3000)})
+    same = write_result(tmp_path / "same", {WAKE: lognormal(2, N, 3000)})
+    slow = write_result(tmp_path / "slow", {WAKE: lognormal(2, N, 3600)})
+    done = run_cli("compare", str(da), str(same), "--fail-on-regression")
+    assert done.returncode == 0, done.stderr
+    assert "no significant difference" in done.stdout
+    done = run_cli("compare", str(da), str(slow), "--out", str(tmp_path / "cmp"))
+    assert done.returncode == 0, done.stderr
+    for name in ("comparison.html", "comparison.md", "comparison.csv"):
+        assert (tmp_path / "cmp" / name).stat().st_size > 0
+    done = run_cli("compare", str(da), str(slow), "--fail-on-regression")
+    assert done.returncode == command.REGRESSION_STATUS
+    assert "WORSE" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("compare",),
+        ("compare", "ONE"),
+        ("compare", "ONE", "missing"),
+        ("compare", "ONE", "EMPTY"),
+        ("compare", "ONE", "ONE", "--min-change", "abc"),
+        ("compare", "ONE", "ONE", "--out", "FILE"),
+    ],
+)
+def test_cli_compare_bad_input(run_cli: RunCli, tmp_path: Path, args: tuple[str, ...]) -> None:
+    one = write_result(tmp_path / "one", {WAKE: lognormal(1, 200, 3000)})
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("x")
+    names = {"ONE": str(one), "EMPTY": str(tmp_path / "empty"), "FILE": str(tmp_path / "file")}
+    assert_one_line_error(run_cli(*(names.get(a, a) for a in args)))
+
+
+def test_rating_shares_first_place_within_the_noise_band(tmp_path: Path) -> None:
+    a = write_result(tmp_path / "a", {WAKE: lognormal(1, N, 3000)})
+    b = write_result(tmp_path / "b", {WAKE: lognormal(2, N, 3000)})
+    c = write_result(tmp_path / "c", {WAKE: lognormal(3, N, 3900)})
+    comparison = model.build(model.load_systems([a, b, c]))
+    sync = next(r for r in comparison.ratings if r.family == "synchronisation")
+    assert sync.best == ("A", "B")
+    assert "better score than C" in sync.sentence
