@@ -288,7 +288,7 @@ def oslat(data: Mapping[str, Any]) -> Converted:
         records.append(
             result_record(
                 scenario="os.noise",
-                metric="gap",
+                metric="loop",
                 title=f"Loop gap of a busy thread, oslat on CPU {thread.get('cpu', '?')}",
                 unit=unit,
                 params=params,
