@@ -85,7 +85,11 @@ struct rtb_port_info {
 	const char *counter;	  /* "tsc", "cntvct", "clock_monotonic_raw" */
 	const char *counter_note; /* why this counter, how hz was obtained */
 	const char *irq_source;	  /* what the interrupt source really is */
-	uint64_t counter_hz;	  /* counter ticks per second (measured or known) */
+	/* A short name of it for titles ("POSIX timer signal", "hardware timer
+	 * interrupt"); NULL or "" when the port says nothing more than
+	 * "interrupt". */
+	const char *irq_name;
+	uint64_t counter_hz; /* counter ticks per second (measured or known) */
 	/* The counter's known step: it moves by multiples of this many ticks
 	 * (a timer clocked slower than counter_hz says); 0 when not known. The
 	 * core measures the step anyway and reports both. */

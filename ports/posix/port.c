@@ -443,6 +443,7 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 	snprintf(posix.libc, sizeof(posix.libc), "non-glibc (musl or other)");
 #endif
 	posix.info.libc = posix.libc;
+	posix.info.irq_name = "POSIX timer signal";
 	posix.info.irq_source = "POSIX timer (CLOCK_MONOTONIC) delivering a real-time signal "
 				"to one thread; handler = signal handler; wake-up = sem_post";
 	posix.info.degraded = posix.degraded;

@@ -22,6 +22,7 @@ static const struct rtb_port_info info = {
 	.counter = "none",
 	.counter_note = "the template port has no counter",
 	.irq_source = "none",
+	.irq_name = "",
 	.counter_hz = 1000000000u,
 	.caps = 0,
 	.prio_max = 0,

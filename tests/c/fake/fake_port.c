@@ -36,6 +36,7 @@ static struct rtb_port_info info = {
 	.counter = "fake",
 	.counter_note = "scripted",
 	.irq_source = "none",
+	.irq_name = "",
 	.counter_hz = 1000000000u,
 	.caps = 0,
 	.prio_max = 10,
