@@ -42,27 +42,6 @@
  */
 #include "rtb/core.h"
 
-static const struct rtb_column cond_cols[] = {{"property", ""}, {"value", ""}, {"unit", ""}};
-
-static void cond_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
-		     ...) __attribute__((format(printf, 4, 5)));
-
-static void cond_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
-		     ...)
-{
-	char value[RTB_LINE_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	rtb_vfmt(value, sizeof(value), fmt, ap);
-	va_end(ap);
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, property);
-	rtb_json_str(j, value);
-	rtb_json_str(j, unit);
-	rtb_json_arr_end(j);
-}
-
 /* An option `<id>.<name>`: the profile's value unless given. */
 static uint64_t id_count(const struct rtb_ctx *ctx, const char *id, const char *name, uint64_t v)
 {
@@ -181,22 +160,22 @@ struct wake_def {
 static void wake_conditions(const struct wake_def *d, const struct wake_run *w, int sender_prio)
 {
 	const char *mech = rtb_port_ipc_mechanism(d->kind);
-	struct rtb_json *j = rtb_table_begin(d->id, "conditions", "How the wake-up was measured",
-					     cond_cols, RTB_ARRAY_SIZE(cond_cols));
+	struct rtb_json *j = rtb_conditions_begin(d->id, "How the wake-up was measured");
 
-	cond_row(j, "mechanism", "", "%s", mech != NULL ? mech : "?");
-	cond_row(j, "receiver priority", "", "2 (relative)");
-	cond_row(j, "sender priority", "", "%d (relative, %s)", sender_prio,
-		 w->equal ? "equal to the receiver's" : "below the receiver's");
-	cond_row(j, "sender released through", "", "%s",
-		 w->go != NULL ? "a port semaphore" : "a second channel of the same kind");
-	cond_row(j, "threads pinned to CPU", "", "%d", rtb_port_info()->cpu);
-	cond_row(j, "interval", "ns", "%llu", (unsigned long long)w->interval_ns);
-	cond_row(j, "iterations (with warm-up)", "count", "%llu",
-		 (unsigned long long)w->iterations);
-	cond_row(j, "invalid: receiver ran at the wrong point", "count", "%llu",
-		 (unsigned long long)w->misplaced);
-	cond_row(j, "equivalent", "", "%s", d->tool);
+	rtb_conditions_row(j, "mechanism", "", "%s", mech != NULL ? mech : "?");
+	rtb_conditions_row(j, "receiver priority", "", "2 (relative)");
+	rtb_conditions_row(j, "sender priority", "", "%d (relative, %s)", sender_prio,
+			   w->equal ? "equal to the receiver's" : "below the receiver's");
+	rtb_conditions_row(j, "sender released through", "", "%s",
+			   w->go != NULL ? "a port semaphore"
+					 : "a second channel of the same kind");
+	rtb_conditions_row(j, "threads pinned to CPU", "", "%d", rtb_port_info()->cpu);
+	rtb_conditions_row(j, "interval", "ns", "%llu", (unsigned long long)w->interval_ns);
+	rtb_conditions_row(j, "iterations (with warm-up)", "count", "%llu",
+			   (unsigned long long)w->iterations);
+	rtb_conditions_row(j, "invalid: receiver ran at the wrong point", "count", "%llu",
+			   (unsigned long long)w->misplaced);
+	rtb_conditions_row(j, "equivalent", "", "%s", d->tool);
 	rtb_table_end(j);
 }
 
@@ -498,21 +477,22 @@ static void trip_echo(void *arg)
 static void trip_conditions(const struct trip_run *r, enum rtb_ipc_kind kind, int echo_prio)
 {
 	const char *mech = rtb_port_ipc_mechanism(kind);
-	struct rtb_json *j = rtb_table_begin("ipc.signal.roundtrip", "conditions",
-					     "How the round trip was measured", cond_cols,
-					     RTB_ARRAY_SIZE(cond_cols));
+	struct rtb_json *j =
+		rtb_conditions_begin("ipc.signal.roundtrip", "How the round trip was measured");
 
-	cond_row(j, "mechanism", "", "%s", mech != NULL ? mech : "?");
-	cond_row(j, "initiator priority", "", "1 (relative)");
-	cond_row(j, "echo priority", "", "%d (relative)", echo_prio);
-	cond_row(j, "threads pinned to CPU", "", "%d", rtb_port_info()->cpu);
-	cond_row(j, "round trips per burst", "count", "%llu", (unsigned long long)r->burst);
-	cond_row(j, "pause between bursts", "ns", "%llu", (unsigned long long)r->interval_ns);
-	cond_row(j, "round trips (with warm-up)", "count", "%llu",
-		 (unsigned long long)r->iterations);
-	cond_row(j, "invalid: not answered exactly once", "count", "%llu",
-		 (unsigned long long)r->unanswered);
-	cond_row(j, "equivalent", "", "signaltest");
+	rtb_conditions_row(j, "mechanism", "", "%s", mech != NULL ? mech : "?");
+	rtb_conditions_row(j, "initiator priority", "", "1 (relative)");
+	rtb_conditions_row(j, "echo priority", "", "%d (relative)", echo_prio);
+	rtb_conditions_row(j, "threads pinned to CPU", "", "%d", rtb_port_info()->cpu);
+	rtb_conditions_row(j, "round trips per burst", "count", "%llu",
+			   (unsigned long long)r->burst);
+	rtb_conditions_row(j, "pause between bursts", "ns", "%llu",
+			   (unsigned long long)r->interval_ns);
+	rtb_conditions_row(j, "round trips (with warm-up)", "count", "%llu",
+			   (unsigned long long)r->iterations);
+	rtb_conditions_row(j, "invalid: not answered exactly once", "count", "%llu",
+			   (unsigned long long)r->unanswered);
+	rtb_conditions_row(j, "equivalent", "", "signaltest");
 	rtb_table_end(j);
 }
 

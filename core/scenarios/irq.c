@@ -53,27 +53,6 @@
 #include "rtb/check_irq.h"
 #include "rtb/irq_oneshot.h"
 
-static const struct rtb_column cond_cols[] = {{"property", ""}, {"value", ""}, {"unit", ""}};
-
-static void cond_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
-		     ...) __attribute__((format(printf, 4, 5)));
-
-static void cond_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
-		     ...)
-{
-	char value[RTB_LINE_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	rtb_vfmt(value, sizeof(value), fmt, ap);
-	va_end(ap);
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, property);
-	rtb_json_str(j, value);
-	rtb_json_str(j, unit);
-	rtb_json_arr_end(j);
-}
-
 static void say_source(const char *id)
 {
 	const struct rtb_port_info *info = rtb_port_info();
@@ -86,15 +65,17 @@ static void say_source(const char *id)
  * samples tried and lost for want of an interrupt in the loop. */
 static void oneshot_condition_rows(struct rtb_json *j, const struct rtb_oneshot_run *run)
 {
-	cond_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
-		 (unsigned long long)run->o.delay_min_ns, (unsigned long long)run->o.delay_max_ns);
-	cond_row(j, "pause between samples", "ns", "%llu", (unsigned long long)run->o.gap_ns);
-	cond_row(j, "samples attempted (with warm-up)", "count", "%llu",
-		 (unsigned long long)run->c.attempts);
-	cond_row(j, "invalid: no interrupt within the window", "count", "%llu",
-		 (unsigned long long)run->c.no_irq);
-	cond_row(j, "invalid: interrupt outside the busy loop", "count", "%llu",
-		 (unsigned long long)run->c.outside);
+	rtb_conditions_row(j, "interrupt delay after arming, uniform in", "ns", "%llu..%llu",
+			   (unsigned long long)run->o.delay_min_ns,
+			   (unsigned long long)run->o.delay_max_ns);
+	rtb_conditions_row(j, "pause between samples", "ns", "%llu",
+			   (unsigned long long)run->o.gap_ns);
+	rtb_conditions_row(j, "samples attempted (with warm-up)", "count", "%llu",
+			   (unsigned long long)run->c.attempts);
+	rtb_conditions_row(j, "invalid: no interrupt within the window", "count", "%llu",
+			   (unsigned long long)run->c.no_irq);
+	rtb_conditions_row(j, "invalid: interrupt outside the busy loop", "count", "%llu",
+			   (unsigned long long)run->c.outside);
 }
 
 /* ---- IRQ-P-LAT and IRQ-P-DLT ---------------------------------------------- */
@@ -102,21 +83,21 @@ static void oneshot_condition_rows(struct rtb_json *j, const struct rtb_oneshot_
 static void lat_conditions(const struct rtb_irq_latency_report *rep)
 {
 	struct rtb_json *j =
-		rtb_table_begin("irq.latency", "conditions",
-				"How irq.latency and irq.return were measured", cond_cols, 3);
+		rtb_conditions_begin("irq.latency", "How irq.latency and irq.return were measured");
 
-	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
-	cond_row(j, "busy loop period (resolution of both metrics)", "ticks", "%llu",
-		 (unsigned long long)rep->loop_ticks);
-	cond_row(j, "was-running check: last write may precede the due time by up to", "ticks",
-		 "%llu", (unsigned long long)rep->tolerance_ticks);
+	rtb_conditions_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
+	rtb_conditions_row(j, "busy loop period (resolution of both metrics)", "ticks", "%llu",
+			   (unsigned long long)rep->loop_ticks);
+	rtb_conditions_row(j, "was-running check: last write may precede the due time by up to",
+			   "ticks", "%llu", (unsigned long long)rep->tolerance_ticks);
 	oneshot_condition_rows(j, &rep->run);
-	cond_row(j, "invalid (latency): busy thread not running when the interrupt was due",
-		 "count", "%llu", (unsigned long long)rep->not_running);
-	cond_row(j, "largest handler entry after the due time among those", "ticks", "%llu",
-		 (unsigned long long)rep->not_running_max_ticks);
-	cond_row(j, "invalid (return): no new value before the loop ended", "count", "%llu",
-		 (unsigned long long)rep->no_return);
+	rtb_conditions_row(j,
+			   "invalid (latency): busy thread not running when the interrupt was due",
+			   "count", "%llu", (unsigned long long)rep->not_running);
+	rtb_conditions_row(j, "largest handler entry after the due time among those", "ticks",
+			   "%llu", (unsigned long long)rep->not_running_max_ticks);
+	rtb_conditions_row(j, "invalid (return): no new value before the loop ended", "count",
+			   "%llu", (unsigned long long)rep->no_return);
 	rtb_table_end(j);
 }
 
@@ -264,15 +245,16 @@ static void tlt_busy_main(void *arg)
 
 static void tlt_conditions(const struct rtb_oneshot_run *run, int high_prio, uint64_t no_wake)
 {
-	struct rtb_json *j = rtb_table_begin("irq.to_thread", "conditions",
-					     "How irq.to_thread was measured", cond_cols, 3);
+	struct rtb_json *j =
+		rtb_conditions_begin("irq.to_thread", "How irq.to_thread was measured");
 
-	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
-	cond_row(j, "woken thread priority (highest a scenario may use)", "", "%d", high_prio);
-	cond_row(j, "interrupted (busy) thread priority", "", "1");
+	rtb_conditions_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
+	rtb_conditions_row(j, "woken thread priority (highest a scenario may use)", "", "%d",
+			   high_prio);
+	rtb_conditions_row(j, "interrupted (busy) thread priority", "", "1");
 	oneshot_condition_rows(j, run);
-	cond_row(j, "invalid: the waiting thread did not run exactly once", "count", "%llu",
-		 (unsigned long long)no_wake);
+	rtb_conditions_row(j, "invalid: the waiting thread did not run exactly once", "count",
+			   "%llu", (unsigned long long)no_wake);
 	rtb_table_end(j);
 }
 
@@ -453,21 +435,21 @@ static void sus_tables(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 	}
 	rtb_table_end(j);
 
-	j = rtb_table_begin("irq.sustained", "conditions", "How irq.sustained was measured",
-			    cond_cols, 3);
-	cond_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
-	cond_row(j, "handler", "", "counts the interrupt, nothing else");
-	cond_row(j, "interrupted thread", "",
-		 "waits on a semaphore at priority %d; the controller that stops the source "
-		 "runs at %d",
-		 target_prio, target_prio + 1);
+	j = rtb_conditions_begin("irq.sustained", "How irq.sustained was measured");
+	rtb_conditions_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
+	rtb_conditions_row(j, "handler", "", "counts the interrupt, nothing else");
+	rtb_conditions_row(
+		j, "interrupted thread", "",
+		"waits on a semaphore at priority %d; the controller that stops the source "
+		"runs at %d",
+		target_prio, target_prio + 1);
 	for (uint32_t k = 0; k < s->cfg.nlevels; k++)
-		cond_row(j, k == 0 ? "phase size, search" : "phase size, confirmation", "count",
-			 "%llu", (unsigned long long)s->cfg.counts[k]);
-	cond_row(j, "periods tried between", "ns", "%llu..%llu",
-		 (unsigned long long)s->cfg.min_period_ns,
-		 (unsigned long long)s->cfg.max_period_ns);
-	cond_row(j, "search resolution", "", "1/%u of the period", s->cfg.resolution_div);
+		rtb_conditions_row(j, k == 0 ? "phase size, search" : "phase size, confirmation",
+				   "count", "%llu", (unsigned long long)s->cfg.counts[k]);
+	rtb_conditions_row(j, "periods tried between", "ns", "%llu..%llu",
+			   (unsigned long long)s->cfg.min_period_ns,
+			   (unsigned long long)s->cfg.max_period_ns);
+	rtb_conditions_row(j, "search resolution", "", "1/%u of the period", s->cfg.resolution_div);
 	rtb_table_end(j);
 }
 

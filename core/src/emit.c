@@ -226,6 +226,29 @@ void rtb_table_end(struct rtb_json *j)
 	rtb_record_end(j);
 }
 
+struct rtb_json *rtb_conditions_begin(const char *scenario, const char *title)
+{
+	static const struct rtb_column cols[] = {{"property", ""}, {"value", ""}, {"unit", ""}};
+
+	return rtb_table_begin(scenario, "conditions", title, cols, RTB_ARRAY_SIZE(cols));
+}
+
+void rtb_conditions_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
+			...)
+{
+	char value[RTB_LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	rtb_vfmt(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	rtb_json_arr_begin(j);
+	rtb_json_str(j, property);
+	rtb_json_str(j, value);
+	rtb_json_str(j, unit);
+	rtb_json_arr_end(j);
+}
+
 void rtb_emit_log(const char *scenario, const char *level, const char *fmt, ...)
 {
 	char msg[256];

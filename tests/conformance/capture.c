@@ -169,3 +169,23 @@ long long conf_field(const char *record, const char *key)
 		return -1;
 	return strtoll(p, NULL, 10);
 }
+
+uint64_t conf_bucket_total(const char *record)
+{
+	const char *p = strstr(record, "\"buckets\":[");
+	uint64_t total = 0;
+
+	if (p == NULL)
+		return UINT64_MAX;
+	p += strlen("\"buckets\":[");
+	while (*p == '[') {
+		unsigned long long lo, hi, n;
+		if (sscanf(p, "[%llu,%llu,%llu]", &lo, &hi, &n) != 3)
+			return UINT64_MAX;
+		total += n;
+		p = strchr(p, ']') + 1;
+		if (*p == ',')
+			p++;
+	}
+	return total;
+}

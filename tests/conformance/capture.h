@@ -9,6 +9,7 @@
 #define RTB_CONF_CAPTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "rtb/core.h"
 
@@ -37,5 +38,9 @@ int conf_count(const char *records, const char *type);
  * any text); -1 when record is NULL, the key is missing or its value is not
  * a number (null, a string, ...). */
 long long conf_field(const char *record, const char *key);
+
+/* Sum of the counts of a result record's histogram buckets [lo,hi,count];
+ * UINT64_MAX when the record has no readable histogram. */
+uint64_t conf_bucket_total(const char *record);
 
 #endif

@@ -16,26 +16,6 @@
 #include "capture.h"
 #include "check.h"
 
-static uint64_t bucket_total(const char *rec)
-{
-	const char *p = strstr(rec, "\"buckets\":[");
-	uint64_t total = 0;
-
-	if (p == NULL)
-		return UINT64_MAX;
-	p += strlen("\"buckets\":[");
-	while (*p == '[') {
-		unsigned long long lo, hi, n;
-		if (sscanf(p, "[%llu,%llu,%llu]", &lo, &hi, &n) != 3)
-			return UINT64_MAX;
-		total += n;
-		p = strchr(p, ']') + 1;
-		if (*p == ',')
-			p++;
-	}
-	return total;
-}
-
 /* Run `scenario` with options; check a clean result of `metric` with
  * `samples` valid samples, and a conditions table containing `condition`. */
 static void check_run(const char *scenario, const char *metric, const char *const *opts,
@@ -56,7 +36,7 @@ static void check_run(const char *scenario, const char *metric, const char *cons
 		CHECK(conf_field(stats, "count") == samples);
 		CHECK(conf_field(rec, "invalid") == 0);
 		CHECK(conf_field(stats, "min") > 0);
-		CHECK_EQ_U64(bucket_total(rec), (uint64_t)conf_field(stats, "count"));
+		CHECK_EQ_U64(conf_bucket_total(rec), (uint64_t)conf_field(stats, "count"));
 	}
 	CHECK(conf_find(out, "table", s, "\"name\":\"conditions\"", condition, NULL) != NULL);
 	CHECK(conf_find(out, "end", s, "\"status\":\"ok\"", NULL) != NULL);

@@ -23,27 +23,6 @@ static uint64_t stats_count(const char *rec)
 	return n >= 0 ? (uint64_t)n : UINT64_MAX;
 }
 
-/* Sum of the counts of a result's histogram buckets [lo,hi,count]. */
-static uint64_t bucket_total(const char *rec)
-{
-	const char *p = strstr(rec, "\"buckets\":[");
-	uint64_t total = 0;
-
-	if (p == NULL)
-		return UINT64_MAX;
-	p += strlen("\"buckets\":[");
-	while (*p == '[') {
-		unsigned long long lo, hi, n;
-		if (sscanf(p, "[%llu,%llu,%llu]", &lo, &hi, &n) != 3)
-			return UINT64_MAX;
-		total += n;
-		p = strchr(p, ']') + 1;
-		if (*p == ',')
-			p++;
-	}
-	return total;
-}
-
 /* A result of `scenario`/`metric` with samples whose histogram adds up. */
 static const char *check_result(const char *out, const char *scenario, const char *metric)
 {
@@ -56,7 +35,7 @@ static const char *check_result(const char *out, const char *scenario, const cha
 		return NULL;
 	uint64_t count = stats_count(rec);
 	CHECK(count > 0 && count != UINT64_MAX);
-	CHECK_EQ_U64(bucket_total(rec), count);
+	CHECK_EQ_U64(conf_bucket_total(rec), count);
 	return rec;
 }
 

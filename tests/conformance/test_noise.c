@@ -16,26 +16,6 @@
 #include "capture.h"
 #include "check.h"
 
-static uint64_t bucket_total(const char *rec)
-{
-	const char *p = strstr(rec, "\"buckets\":[");
-	uint64_t total = 0;
-
-	if (p == NULL)
-		return UINT64_MAX;
-	p += strlen("\"buckets\":[");
-	while (*p == '[') {
-		unsigned long long lo, hi, n;
-		if (sscanf(p, "[%llu,%llu,%llu]", &lo, &hi, &n) != 3)
-			return UINT64_MAX;
-		total += n;
-		p = strchr(p, ']') + 1;
-		if (*p == ',')
-			p++;
-	}
-	return total;
-}
-
 /* The value of a row of the summary table; -1 when missing. */
 static double summary(const char *out, const char *quantity)
 {
@@ -60,7 +40,7 @@ static long long count_of(const char *out, const char *metric)
 		return -1;
 	long long n = conf_field(strstr(rec, "\"stats\":{"), "count");
 	CHECK(n >= 0);
-	CHECK_EQ_U64(bucket_total(rec), (uint64_t)n);
+	CHECK_EQ_U64(conf_bucket_total(rec), (uint64_t)n);
 	CHECK(conf_field(rec, "invalid") == 0);
 	return n;
 }

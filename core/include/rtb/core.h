@@ -244,6 +244,12 @@ struct rtb_column {
 struct rtb_json *rtb_table_begin(const char *scenario, const char *name, const char *title,
 				 const struct rtb_column *columns, uint32_t ncolumns);
 void rtb_table_end(struct rtb_json *j);
+/* A "how it was measured" table: three text columns property, value,
+ * unit. rtb_conditions_begin() opens it; rtb_conditions_row() adds a row
+ * whose value is formatted. */
+struct rtb_json *rtb_conditions_begin(const char *scenario, const char *title);
+void rtb_conditions_row(struct rtb_json *j, const char *property, const char *unit, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
 /* Emit a `log` record. level: "debug", "info", "warning", "error". */
 void rtb_emit_log(const char *scenario, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
