@@ -238,3 +238,26 @@ def test_rating_shares_first_place_within_the_noise_band(tmp_path: Path) -> None
     sync = next(r for r in comparison.ratings if r.family == "synchronisation")
     assert sync.best == ("A", "B")
     assert "better score than C" in sync.sentence
+
+
+def test_a_shift_of_a_counter_step_is_not_a_difference() -> None:
+    # Values on a 10 ns grid (a counter that moves in 10 ns steps): medians of 10
+    # and 20 ns and p99s one step apart are at the counter's resolution.
+    rng = np.random.default_rng(7)
+    a = (rng.choice([10, 20], size=5000, p=[0.7, 0.3])).astype(float)
+    b = (rng.choice([10, 20, 30], size=5000, p=[0.3, 0.6, 0.1])).astype(float)
+
+    def hist(x: np.ndarray) -> list[Bucket]:
+        v, n = np.unique(x, return_counts=True)
+        return [Bucket(float(k), float(k) + 9.9, int(c)) for k, c in zip(v, n, strict=True)]
+
+    da, db = cstats.from_samples(a.tolist()), cstats.from_samples(b.tolist())
+    blind = cstats.judge(da, db, hist(a), hist(b), lower_is_better=True)
+    assert blind.outcome == "worse"  # without the resolution: a 'difference'
+    aware = cstats.judge(da, db, hist(a), hist(b), lower_is_better=True, resolution=10.0)
+    assert aware.outcome == "same"
+    assert aware.location in ("noise", "none")
+    # a real shift, well beyond two steps, is still seen
+    far = cstats.from_samples((a * 10).tolist())
+    moved = cstats.judge(da, far, hist(a), hist(a * 10), lower_is_better=True, resolution=10.0)
+    assert moved.outcome == "worse"

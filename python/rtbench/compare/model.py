@@ -22,6 +22,7 @@ from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
 from rtbench.records import params_key
 from rtbench.report.common import VerdictView, first_meta, verdicts
+from rtbench.resolution import Resolution
 from rtbench.results import ResultsDocument, load, read_samples
 from rtbench.stats import MetricSummary
 
@@ -213,7 +214,18 @@ def _difference(
         lower_is_better=lib,
         min_change=min_change,
         why_untested=why_a or why_b,
+        resolution=_resolution_ns(systems[0], systems[index]) if base.unit == "ns" else 0.0,
     )
+
+
+def _resolution_ns(*systems: System) -> float:
+    """The coarser of the systems' effective counter steps, in ns (0: not known)."""
+    steps = [
+        Resolution.of_counter(s.doc.calibration.counter).step_ns
+        for s in systems
+        if s.doc.calibration is not None
+    ]
+    return max(steps, default=0.0)
 
 
 def _all_metrics(system: System) -> Iterator[MetricSummary]:

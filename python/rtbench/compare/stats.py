@@ -265,9 +265,14 @@ def _fisher_greater(hits: float, n: int, ref_hits: float, ref_n: int) -> float:
 
 
 def tail_tests(
-    base: Sequence[Bucket], other: Sequence[Bucket], margin: float = DEFAULT_MIN_CHANGE
+    base: Sequence[Bucket],
+    other: Sequence[Bucket],
+    margin: float = DEFAULT_MIN_CHANGE,
+    resolution: float = 0.0,
 ) -> list[TailTest]:
-    """Exceedance tests in both directions at each quantile both sides can support."""
+    """Exceedance tests in both directions at each quantile both sides can support.
+    The threshold is the quantile raised by the band, and by at least two counter
+    steps (`resolution`): a quantile one step up is not a heavier tail."""
     n_base = sum(b.count for b in base)
     n_other = sum(b.count for b in other)
     out: list[TailTest] = []
@@ -278,7 +283,7 @@ def tail_tests(
             edge = quantile_edge(ref_buckets, q)
             if edge is None:
                 continue
-            edge *= 1.0 + margin
+            edge = max(edge * (1.0 + margin), edge + 2.0 * resolution)
             a, b = count_above(base, edge), count_above(other, edge)
             if reference == "base":
                 p = _fisher_greater(b, n_other, a, n_base)
@@ -320,8 +325,11 @@ def judge(
     lower_is_better: bool | None,
     min_change: float = DEFAULT_MIN_CHANGE,
     why_untested: str = "",
+    resolution: float = 0.0,
 ) -> Difference:
-    """Apply the rules of the module docstring to one metric."""
+    """Apply the rules of the module docstring to one metric. `resolution`: the
+    counter's effective step in the metric's unit (0: not known); a median shift of
+    at most two steps is at the counter's resolution, never a difference."""
     loc: LocationTest | None = None
     location = "untested"
     if base is not None and other is not None and base.n >= 2 and other.n >= 2:
@@ -333,15 +341,16 @@ def judge(
                 and loc.ci_high is not None
                 and (loc.ci_low > 1.0 or loc.ci_high < 1.0)
             )
+            shift = abs(_lower_median(other) - _lower_median(base))
             if ci_excludes_one:
-                if abs(loc.ratio - 1.0) < min_change:
+                if abs(loc.ratio - 1.0) < min_change or shift <= 2.0 * resolution:
                     location = "noise"
                 else:
                     location = "higher" if loc.ratio > 1.0 else "lower"
     tails: list[TailTest] = []
     tail = "untested"
     if base_hist and other_hist:
-        tails = tail_tests(base_hist, other_hist, min_change)
+        tails = tail_tests(base_hist, other_hist, min_change, resolution)
         if tails:
             up = any(t.reference == "base" and t.heavier() for t in tails)
             down = any(t.reference == "other" and t.heavier() for t in tails)
