@@ -79,10 +79,10 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "effective resolution (measured step)");
 	ps = rtb_timing.hz ? (uint64_t)(1e12 * (double)step / (double)rtb_timing.hz + 0.5) : 0;
-	rtb_fmt(buf, sizeof(buf), "%llu.%03llu (%llu ticks)", (unsigned long long)(ps / 1000),
+	rtb_fmt(buf, sizeof(buf), "%llu.%03llu ns (%llu ticks)", (unsigned long long)(ps / 1000),
 		(unsigned long long)(ps % 1000), (unsigned long long)step);
 	rtb_json_str(j, buf);
-	rtb_json_str(j, "ns");
+	rtb_json_str(j, "");
 	rtb_json_arr_end(j);
 	if (info->counter_step_ticks != 0) {
 		rtb_json_arr_begin(j);
@@ -94,9 +94,11 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	}
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "minimum (subtracted as overhead)");
-	rtb_fmt(buf, sizeof(buf), "%llu", (unsigned long long)r.min);
+	char ns_buf[32];
+	rtb_fmt_ns(ns_buf, sizeof(ns_buf), rtb_ticks_to_ns(r.min));
+	rtb_fmt(buf, sizeof(buf), "%s (%llu ticks)", ns_buf, (unsigned long long)r.min);
 	rtb_json_str(j, buf);
-	rtb_json_str(j, "ticks");
+	rtb_json_str(j, "");
 	rtb_json_arr_end(j);
 	rtb_json_arr_begin(j);
 	rtb_json_str(j, "how the frequency was obtained");

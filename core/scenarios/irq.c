@@ -85,17 +85,21 @@ static void lat_conditions(const struct rtb_irq_latency_report *rep)
 	struct rtb_json *j =
 		rtb_conditions_begin("irq.latency", "How irq.latency and irq.return were measured");
 
+	char a[32], b[32], c[32];
+
+	/* durations as times, never raw counter ticks */
+	rtb_fmt_ns(a, sizeof(a), rtb_ticks_to_ns(rep->loop_ticks));
+	rtb_fmt_ns(b, sizeof(b), rtb_ticks_to_ns(rep->tolerance_ticks));
+	rtb_fmt_ns(c, sizeof(c), rtb_ticks_to_ns(rep->not_running_max_ticks));
 	rtb_conditions_row(j, "interrupt source", "", "%s", rtb_port_info()->irq_source);
-	rtb_conditions_row(j, "busy loop period (resolution of both metrics)", "ticks", "%llu",
-			   (unsigned long long)rep->loop_ticks);
-	rtb_conditions_row(j, "was-running check: last write may precede the due time by up to",
-			   "ticks", "%llu", (unsigned long long)rep->tolerance_ticks);
+	rtb_conditions_row(j, "busy loop period (resolution of both metrics)", "", "%s", a);
+	rtb_conditions_row(j, "was-running check: last write may precede the due time by up to", "",
+			   "%s", b);
 	oneshot_condition_rows(j, &rep->run);
 	rtb_conditions_row(j,
 			   "invalid (latency): busy thread not running when the interrupt was due",
 			   "count", "%llu", (unsigned long long)rep->not_running);
-	rtb_conditions_row(j, "largest handler entry after the due time among those", "ticks",
-			   "%llu", (unsigned long long)rep->not_running_max_ticks);
+	rtb_conditions_row(j, "largest handler entry after the due time among those", "", "%s", c);
 	rtb_conditions_row(j, "invalid (return): no new value before the loop ended", "count",
 			   "%llu", (unsigned long long)rep->no_return);
 	rtb_table_end(j);
