@@ -309,14 +309,6 @@ struct blk_shared {
 	volatile bool stop;
 };
 
-/* After an invalid iteration: yield until the receiver has taken the message and
- * waits again (its count of calls reaches `want`, or is already past it). */
-static void catch_up(const struct rtb_ctx *ctx, volatile uint32_t *waits, uint32_t want)
-{
-	while ((int32_t)(*waits - want) < 0 && !rtb_ctx_expired(ctx))
-		rtb_port_thread_yield();
-}
-
 static void blk_receiver_main(void *arg)
 {
 	struct blk_shared *sh = arg;
@@ -390,7 +382,7 @@ static int blk_one_size(struct rtb_ctx *ctx, struct blk_shared *sh, const uint8_
 			rtb_recorder_add_invalid(&ru);
 			rtb_recorder_add_invalid(&rb);
 			invalid++;
-			catch_up(ctx, &sh->waits, waits + 1);
+			rtb_ctx_catch_up(ctx, &sh->waits, waits + 1);
 		}
 		if ((i & 255) == 0 && rtb_ctx_expired_after(ctx, done, n + warm, what))
 			break;

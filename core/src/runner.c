@@ -196,6 +196,12 @@ bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint3
 	return false;
 }
 
+void rtb_ctx_catch_up(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want)
+{
+	while ((int32_t)(*counter - want) < 0 && !rtb_ctx_expired(ctx))
+		rtb_port_thread_yield();
+}
+
 int rtb_ctx_fail(struct rtb_ctx *ctx, int code, const char *fmt, ...)
 {
 	va_list ap;

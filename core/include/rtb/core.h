@@ -365,6 +365,10 @@ bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t to
  * Otherwise yield until it does (or the budget ends) and return false: the
  * sample that expected the switch is then invalid. */
 bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want);
+/* After an invalid sample: yield until *counter reaches want or has gone
+ * past it (wrap-safe), or the budget ends, so the next sample starts with
+ * the other thread where it should be. */
+void rtb_ctx_catch_up(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want);
 /* An info log saying what `threads` threads of the port's default stack
  * need ("1000 threads: 62.5 MiB of stacks at 64 KiB each"), when the port
  * says its stack size (property thread_stack_bytes). */
