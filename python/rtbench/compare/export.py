@@ -30,23 +30,15 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
         out += [row.title, ""]
     rows = []
     for index, system in enumerate(comparison.systems):
-        cell = row.cells[index]
         diff = row.differences[index]
         rows.append(
             [
                 system.name,
-                "-" if cell is None else f"{cell.count:,}",
-                wording.value(cell, "min", row, div),
-                wording.value(cell, "p50", row, div),
-                wording.value(cell, "mean", row, div),
-                wording.value(cell, "p99", row, div),
-                wording.value(cell, "max", row, div),
-                "" if index == 0 else wording.ratio(row.ratio(index, "p50")),
-                "" if index == 0 else wording.ratio(row.ratio(index, "p99")),
+                *wording.stat_cells(row, index, div),
                 "baseline" if index == 0 else wording.difference_text(diff, system.letter),
             ]
         )
-    header = ["system", "samples", "min", "median", "avg", "p99", "max", "×median", "×p99"]
+    header = ["system", *wording.STAT_HEADERS]
     out += _md_table([*header, "difference"], rows, set(range(1, 9)))
     published = wording.reference_rows(row, div) if with_reference else []
     if published:

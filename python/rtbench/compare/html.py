@@ -72,21 +72,16 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
         out.append(f'<p class="small muted">{esc(row.title)}</p>')
     rows = []
     for index, system in enumerate(comparison.systems):
-        cell = row.cells[index]
         diff = row.differences[index]
         text = "baseline" if index == 0 else wording.difference_text(diff, system.letter)
         rows.append(
             [
                 esc(system.name),
-                "-" if cell is None else f"{cell.count:,}",
-                *(esc(wording.value(cell, k, row, div)) for k in ("min", "p50", "mean", "p99")),
-                esc(wording.value(cell, "max", row, div)),
-                "" if index == 0 else wording.ratio(row.ratio(index, "p50")),
-                "" if index == 0 else wording.ratio(row.ratio(index, "p99")),
+                *(esc(c) for c in wording.stat_cells(row, index, div)),
                 _outcome(None if diff is None else diff.outcome, text),
             ]
         )
-    headers = ["system", "samples", "min", "median", "avg", "p99", "max", "×median", "×p99"]
+    headers = ["system", *wording.STAT_HEADERS]
     out.append(
         page.table(
             [*headers, "difference"],

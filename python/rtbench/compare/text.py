@@ -62,9 +62,7 @@ def _metric_block(
     head = f"{row.label or '-':<10} {row.name}"
     shown_unit = unit_name if unit_name != "count" else row.unit
     lines = [s(f"{head}  ({shown_unit})", "bold")]
-    table: list[list[str]] = [
-        ["system", "samples", "min", "median", "avg", "p99", "max", "×median", "×p99", ""]
-    ]
+    table: list[list[str]] = [["system", *wording.STAT_HEADERS, ""]]
     details: list[str] = []
     for index, system in enumerate(comparison.systems):
         cell = row.cells[index]
@@ -76,20 +74,7 @@ def _metric_block(
                 details.append(f"{system.letter}: " + wording.difference_text(diff, system.letter))
         elif index > 0 and cell is None:
             word = "not measured"
-        table.append(
-            [
-                system.short(),
-                "-" if cell is None else f"{cell.count:,}",
-                wording.value(cell, "min", row, div),
-                wording.value(cell, "p50", row, div),
-                wording.value(cell, "mean", row, div),
-                wording.value(cell, "p99", row, div),
-                wording.value(cell, "max", row, div),
-                "" if index == 0 else wording.ratio(row.ratio(index, "p50")),
-                "" if index == 0 else wording.ratio(row.ratio(index, "p99")),
-                word,
-            ]
-        )
+        table.append([system.short(), *wording.stat_cells(row, index, div), word])
     aligned = _align(table, [False, True, True, True, True, True, True, True, True, False], "  ")
     lines.append(s(aligned[0], "dim"))
     for index, line in enumerate(aligned[1:]):

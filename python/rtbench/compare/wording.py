@@ -61,6 +61,21 @@ def value(cell: MetricSummary | None, attribute: str, row: MetricRow, divisor: f
     return units.format_in(getattr(cell, attribute), row.unit, divisor)
 
 
+# The statistics columns every comparison table shows, after the system's name.
+STAT_HEADERS = ["samples", "min", "median", "avg", "p99", "max", "×median", "×p99"]
+
+
+def stat_cells(row: MetricRow, index: int, divisor: float) -> list[str]:
+    """One system's cells under STAT_HEADERS (ratios to the baseline, index 0)."""
+    cell = row.cells[index]
+    return [
+        "-" if cell is None else f"{cell.count:,}",
+        *(value(cell, k, row, divisor) for k in ("min", "p50", "mean", "p99", "max")),
+        "" if index == 0 else ratio(row.ratio(index, "p50")),
+        "" if index == 0 else ratio(row.ratio(index, "p99")),
+    ]
+
+
 def ratio(value_: float | None) -> str:
     if value_ is None:
         return "-"
