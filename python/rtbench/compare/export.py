@@ -35,7 +35,7 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
             [
                 system.name,
                 *wording.stat_cells(row, index, div),
-                "baseline" if index == 0 else wording.difference_text(diff, system.letter),
+                "baseline" if index == 0 else wording.difference_text(diff, system.letter, row),
             ]
         )
     header = ["system", *wording.STAT_HEADERS]
@@ -68,6 +68,7 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
     )
     out += ["", "## Summary", ""]
     out += [f"- {line}" for line in wording.summary_counts(comparison)]
+    out += [f"- ⚠ {line}" for line in wording.run_notes(comparison)]
     out.append("")
     if comparison.verdicts:
         out += ["## Behaviour verdicts", ""]
