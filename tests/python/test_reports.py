@@ -9,7 +9,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import FIXTURES, read_jsonl
+from conftest import FIXTURES, RunCli, read_jsonl
 from rtbench import results, units
 from rtbench.catalog import CatalogId
 from rtbench.report import common, html, terminal
@@ -276,8 +276,21 @@ def test_html_leads_with_system_caveats_verdicts_and_summary() -> None:
     for row in rows:
         assert f">{row.name}</a>" in summary
         assert f'id="{row.anchor}"' in page  # the line links to its section
+    # Median, p99, p99.9 and max, as the terminal shows them, in every line.
+    assert "<th>median</th><th>p99</th><th>p99.9</th><th>max</th>" in summary
+    for row in rows:
+        line = summary[summary.index(f">{row.name}</a>") :]
+        line = line[: line.index("</tr>")]
+        m = row.metric
+        cells = re.findall(r'<td class="n">(?:≈)?([^<]*)</td>', line)
+        expected = [common.format_value(m, v) for v in (m.p50, m.p99, m.p99_9, m.max)]
+        assert cells == expected, row.name
+    with_p999 = [r for r in rows if r.metric.p99_9 is not None and r.metric.p99_9 != r.metric.p99]
+    assert with_p999  # the p99.9 column is not a copy of another
     assert "interrupt to thread" not in page  # not measured in this fixture
     assert "semaphore release to waiter" in page
+    responses = page[page.index('id="responses"') : page.index('id="caveats"')]
+    assert "<th>p99.9</th>" in responses
 
 
 def test_html_charts_render_as_well_formed_svg() -> None:
@@ -339,3 +352,35 @@ def test_html_page_keeps_to_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # diagram is still there.
     assert len(page.encode()) <= len(unbounded) - 20_000
     assert page.count('<svg class="chart"') == unbounded.count('<svg class="chart"') > 80
+
+
+def test_irq_titles_name_what_posix_measures_next_to_the_classic_label(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """On POSIX an 'interrupt' is a timer signal delivered to a handler: the titles
+    say so, next to the classic label, in the summary, --details and the page."""
+    out = tmp_path / "irq"
+    done = run_cli(
+        "run", "--only", "irq.latency", "irq.to_thread", "--set", "iterations=200",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for label, path in (("IRQ-P-LAT", "interrupt latency"), ("IRQ-P-TLT", "interrupt to thread")):
+        assert re.search(rf"^\s+{label}\s+{path} \(POSIX timer signal\)\s", done.stdout, re.M)
+    page = (out / "report.html").read_text()
+    for label, title in (
+        ("IRQ-P-LAT", "Interrupt latency (POSIX timer signal): "),
+        ("IRQ-P-DLT", "Interrupt return (POSIX timer signal): "),
+        ("IRQ-P-TLT", "Interrupt to thread (POSIX timer signal): "),
+    ):
+        # the scenario's heading names the label; its metric's title names the source
+        heading = re.search(rf'<h3 id="s-[^"]+">[^<]*\b{label}\b', page)
+        assert heading is not None, label
+        section = page[heading.start() : page.index("<h3", heading.end())]
+        assert title in section, label
+    doc = results.load(out)
+    titled = {m.metric: m.title for o in doc.scenarios for m in o.metrics()}
+    assert common.measured_source(titled["latency"]) == "POSIX timer signal"
+    assert common.measured_source("Periodic timer: wake-up time minus the deadline") is None
+    details = terminal.render(doc, details=True)
+    assert "Interrupt latency (POSIX timer signal)" in details

@@ -392,10 +392,14 @@ def _families(doc: ResultsDocument, s: Style, width: int) -> list[str]:
         name = f"{m.label} {fw.name}" if m.label else fw.name
         rows.append([f"{fw.family} ({fw.metrics})", name, *cells])
     others = sum(1 for o in doc.scenarios for m in o.metrics() if not _in_family(m))
+    more = "metric" if others == 1 else "metrics"
     out = [
         "",
         s("Worst case of each latency family", "bold")
-        + s(f"  (the family's metrics; {others} more metrics in --details)", "dim"),
+        + s(
+            f"  (the family's metrics; {others} more {more} in --details)",
+            "dim",
+        ),
     ]
     lines = _table(rows, [False, False, True, True, True, True], 1, width)
     out += [s(lines[0], "dim"), *lines[1:]]

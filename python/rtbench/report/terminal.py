@@ -21,6 +21,7 @@ from rtbench.report.common import (
     max_ratio,
     metric_display_names,
     notes,
+    one_line,
     problem_logs,
     row_unit,
     sweeps,
@@ -179,33 +180,34 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
 
 
 def _metrics_section(doc: ResultsDocument, s: _Style) -> list[str]:
-    header = ["metric", "samples", "min", "avg", "p99", "max", "", "notes"]
+    header = ["metric", "samples", "min", "median", "avg", "p99", "p99.9", "max", "", "notes"]
     rows: list[list[str]] = [header]
-    numeric = [False, True, True, True, True, True, False, False]
+    numeric = [False, True, True, True, True, True, True, True, False, False]
     group_rows: list[int] = []
+    titles: dict[int, str] = {}  # row -> the metric's title, printed under it
     for outcome in doc.scenarios:
         metrics = outcome.metrics()
         if not metrics:
             continue
         group_rows.append(len(rows))
-        rows.append([_unit_title(outcome), "", "", "", "", "", "", ""])
+        rows.append([_unit_title(outcome), *([""] * (len(header) - 1))])
         for m, name in zip(metrics, metric_display_names(outcome, metrics), strict=True):
             unit_name, div = row_unit(m)
+            if m.title:
+                titles[len(rows)] = m.title
             rows.append(
                 [
                     "  " + name,
                     units.format_count(m.count),
-                    units.format_in(m.min, m.unit, div),
-                    units.format_in(m.mean, m.unit, div),
-                    units.format_in(m.p99, m.unit, div),
-                    units.format_in(m.max, m.unit, div),
+                    *(units.format_in(v, m.unit, div) for v in (m.min, m.p50, m.mean)),
+                    *(units.format_in(v, m.unit, div) for v in (m.p99, m.p99_9, m.max)),
                     unit_name if unit_name != "count" else "",
                     notes(m),
                 ]
             )
     if len(rows) == 1:
         return []
-    out = ["", s("Results", "bold")]
+    out = ["", s("Results", "bold") + s("  (each metric's title under it)", "dim")]
     aligned = _align(rows, numeric)
     for i, line in enumerate(aligned):
         if i == 0:
@@ -214,6 +216,8 @@ def _metrics_section(doc: ResultsDocument, s: _Style) -> list[str]:
             out.append(s(line.rstrip(), "cyan"))
         else:
             out.append(line)
+        if i in titles:
+            out.append(s("      " + one_line(titles[i], _DETAILS_WIDTH - 6), "dim"))
     return out
 
 
