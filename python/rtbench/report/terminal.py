@@ -96,8 +96,8 @@ def render(
     width: int = _WRAP_WIDTH,
 ) -> str:
     """The terminal report of a results document: a summary that fits one screen
-    (one line per metric, per verdict, per caveat), or with `details` every
-    statistic, verdict's evidence and table. `location` is the results directory."""
+    (`summary`), or with `details` every statistic, verdict's evidence and table.
+    `location` is the results directory."""
     s = _Style(color)
     if details:
         return _details(doc, s, location)
