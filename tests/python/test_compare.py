@@ -367,3 +367,23 @@ def test_separation_chance() -> None:
         draws[:, :3].min(axis=1) > draws[:, 3:].max(axis=1)
     )
     assert float(separated.mean()) == pytest.approx(0.1, abs=0.01)
+
+
+def test_runs_of_one_system_that_differ_in_setup_are_warned_about(tmp_path: Path) -> None:
+    same = [write_result(tmp_path / f"s{i}", {WAKE: lognormal(80 + i, 500, 3000)}) for i in (0, 1)]
+    other = write_result(tmp_path / "o", {WAKE: lognormal(90, 500, 3000)})
+    c = model.build(model.load_groups([same, [other]]))
+    assert not any("runs differ" in w for w in c.warnings)
+    odd = write_result(
+        tmp_path / "odd", {WAKE: lognormal(82, 500, 3000)}, run={"profile": "standard"}
+    )
+    c = model.build(model.load_groups([[*same, odd], [other]]))
+    warned = [w for w in c.warnings if w.startswith("A's runs differ in profile")]
+    assert len(warned) == 1 and "standard (odd)" in warned[0]
+    loaded = write_result(
+        tmp_path / "loaded",
+        {WAKE: lognormal(83, 500, 3000)},
+        run={"conditions": {"load": {"cpu_percent": 50}}},
+    )
+    c = model.build(model.load_systems([same[0], loaded]))
+    assert any(w.startswith("run conditions differ") for w in c.warnings)

@@ -145,6 +145,20 @@ def test_terminal_summary_fits_a_screen_for_a_real_run() -> None:
     assert len(lines) < len(details.splitlines()) / 2
 
 
+def test_summary_names_the_run_conditions() -> None:
+    doc = results.load(FIXTURES / "results-charts")
+    assert "conditions: measured real-time, CPU 1 not isolated;" in terminal.render(doc)
+    loaded = dataclasses.replace(
+        doc,
+        run=dataclasses.replace(
+            doc.run, conditions={"load": {"cpu_percent": 50, "cpus": [1]}, "trace": {}}
+        ),
+    )
+    text = terminal.render(loaded, width=120)
+    line = next(line for line in text.splitlines() if line.startswith("conditions:"))
+    assert "with load (cpu_percent=50), trace;" in line
+
+
 def test_final_line_of_a_run_without_real_time_says_so() -> None:
     doc = results.load(FIXTURES / "results-charts")
     rt = terminal.render(doc, width=120).rstrip().splitlines()

@@ -471,6 +471,11 @@ def _run_facts(system: System) -> dict[str, str]:
         "counter": "-" if counter is None else str(counter.get("name")),
         "scenario options (--set)": json.dumps(dict(run.options.get("set", {})), sort_keys=True),
         "host settings changed": _settings_text(doc),
+        "run conditions": (
+            json.dumps(dict(run.conditions), sort_keys=True, default=str)
+            if run.conditions
+            else "none"
+        ),
         "OS": _os_text(doc),
         "port": "-" if meta is None else str(meta.get("port")),
         "C library": "-" if meta is None else str(meta.get("libc")),
@@ -497,6 +502,7 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
     base_caveats = {c.get("code") for c in base.doc.caveats if c.get("severity") == "warning"}
     base_hz = base.doc.calibration.counter.get("hz") if base.doc.calibration else None
     for system in systems:
+        out.extend(_runs_differ(system))
         if not system.doc.run.realtime:
             out.append(f"{system.letter} ran NOT REAL-TIME: its figures do not show the system.")
         if system.doc.run.source is not None:
@@ -544,6 +550,30 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
             if only_b:
                 parts.append(f"only {system.letter}: " + ", ".join(only_b))
             out.append(f"caveats differ ({'; '.join(parts)}).")
+    return out
+
+
+# Facts that may differ between runs of one configuration without making them
+# different configurations.
+_PER_RUN_FACTS = ("complete",)
+
+
+def _runs_differ(system: System) -> list[str]:
+    """The setup facts in which the runs given as one system differ: such runs are
+    not one configuration, and their spread is not run-to-run variance."""
+    if not system.more:
+        return []
+    runs = system.runs()
+    facts = [_run_facts(r) for r in runs]
+    out = []
+    for name, first in facts[0].items():
+        values = [f[name] for f in facts]
+        if name in _PER_RUN_FACTS or all(v == first for v in values):
+            continue
+        shown = ", ".join(
+            f"{_short(v, 24)} ({r.path.name})" for v, r in zip(values, runs, strict=True)
+        )
+        out.append(f"{system.letter}'s runs differ in {name}: {shown}.")
     return out
 
 

@@ -194,6 +194,19 @@ def where_measured(doc: ResultsDocument) -> str:
     return f"{rt}, {cpu}"
 
 
+def _condition(key: str, value: Any) -> str:
+    """A condition of the run in a few words: its key, and its own summary or first
+    few plain facts (`load (cpu_percent=50)`); the whole is in results.json."""
+    if isinstance(value, Mapping):
+        summary = value.get("summary")
+        if isinstance(summary, str) and summary:
+            return f"{key} ({summary})"
+        facts = [f"{k}={v}" for k, v in value.items() if isinstance(v, (str, int, float, bool))]
+        if facts:
+            return f"{key} ({', '.join(facts[:3])}{', …' if len(facts) > 3 else ''})"
+    return key
+
+
 def caveat_words(caveat: Mapping[str, str]) -> str:
     code = str(caveat.get("code", ""))
     words = _CAVEAT_WORDS.get(code)
@@ -224,6 +237,8 @@ def _conditions(doc: ResultsDocument, s: Style, width: int) -> list[str]:
             )
         )
     parts = [f"measured {where_measured(doc)}"]
+    if run.conditions:
+        parts.append("with " + ", ".join(_condition(k, v) for k, v in run.conditions.items()))
     changes = doc.settings.get("changes", [])
     if changes:
         held = ", ".join(f"{c.get('setting')} {c.get('applied')}" for c in changes)
