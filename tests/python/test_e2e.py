@@ -89,7 +89,10 @@ def test_quick_run(quick_run: QuickRun, run_cli: RunCli) -> None:
     assert len(details.stdout.splitlines()) > len(shown.stdout.splitlines()) + metrics
     assert "cal.timestamp timestamp" in details.stdout
     # On POSIX, the interrupt metrics say what they measure next to the classic label.
-    assert re.search(r"IRQ-P-LAT\b.*\n?.*Interrupt latency \(POSIX timer signal\)", html)
+    heading = re.search(r'<h3 id="s-irq\.latency">[^<]*\bIRQ-P-LAT\b', html)
+    assert heading is not None
+    section = html[heading.start() : html.index("<h3", heading.end())]
+    assert "Interrupt latency (POSIX timer signal): " in section
     for title in (
         "Interrupt latency (POSIX timer signal)",
         "Interrupt return (POSIX timer signal)",
