@@ -341,6 +341,9 @@ def test_pooled_cell_holds_every_run(tmp_path: Path) -> None:
     assert sum(b.count for b in cell.histogram) == 3000
     assert [len(r) for r in row.run_cells] == [3, 1]
     assert c.systems[0].name.endswith("+2 runs")
+    first = next(csv.DictReader(io.StringIO(export.csv_text(c))))
+    assert first["run"] == "p0+p1+p2" and first["samples"] == "3000"
+    assert first["path"].split(";") == [str(p) for p in paths]
 
 
 def test_cli_compare_vs_groups_runs(run_cli: RunCli, tmp_path: Path) -> None:

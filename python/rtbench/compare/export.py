@@ -142,7 +142,8 @@ def _num(value: float | None) -> str:
 
 
 def csv_text(comparison: Comparison) -> str:
-    """One line per metric and system; times in nanoseconds (the `unit` column)."""
+    """One line per metric and system; times in nanoseconds (the `unit` column). A
+    system given as several runs lists their ids (joined by +) and paths (by ;)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -162,8 +163,8 @@ def csv_text(comparison: Comparison) -> str:
                     json.dumps(json.loads(row.key[2]), sort_keys=True),
                     row.unit,
                     system.letter,
-                    system.doc.run.id,
-                    str(system.path),
+                    "+".join(r.doc.run.id for r in system.runs()),
+                    ";".join(str(r.path) for r in system.runs()),
                     "" if cell is None else cell.count,
                     _num(None if cell is None else cell.min),
                     _num(None if cell is None else cell.p50),
