@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from rtbench import __version__, build, catalog, export, runner, system
+from rtbench import __version__, build, catalog, export, runner, runplan, system
 from rtbench.compare import command as compare_command
 from rtbench.cpulock import CpuLock
 from rtbench.errors import RtbenchError, StorageError, UsageError
@@ -134,6 +134,7 @@ def build_parser() -> _Parser:
         action="store_true",
         help="when another rtbench run measures on the same CPU, wait for it to end",
     )
+    runplan.add_arguments(run)
 
     lst = sub.add_parser("list", help="show the scenario catalog")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
@@ -318,8 +319,11 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             "measured (see `rtbench list`)."
         )
 
-    lock = CpuLock(cpu)
-    lock.acquire(wait=args.wait, say=_err)
+    plan = runplan.prepare(args, core_catalog, selection, cpu)
+
+    locks = [CpuLock(c) for c in sorted({cpu, *plan.measure.cpus})]
+    for lock in locks:  # every measured CPU; released when the process ends
+        lock.acquire(wait=args.wait, say=_err)
     _create_out(out)
     snap = system.snapshot(cpu, cpu_given=args.cpu is not None)
     cavs = system.caveats(snap)
@@ -349,6 +353,7 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         raw_max=args.raw_max,
         deadline_scale=scale,
         command_line=("rtbench", *argv),
+        measure=plan.measure,
     )
     count = sum(1 for u in selection.units if u.name != runner.CALIBRATION)
     progress.message(
@@ -356,10 +361,25 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         f"scenario(s); results in {out}"
     )
     run = runner.Run(
-        options, transport, core_catalog, selection, snap, cavs, ui, progress, out.name
+        options,
+        transport,
+        core_catalog,
+        selection,
+        snap,
+        cavs,
+        ui,
+        progress,
+        out.name,
+        hooks=plan.hooks,
+        should_stop=plan.should_stop,
     )
     doc = run.execute()
     failure = run.storage_failure
+    if failure is None:
+        try:
+            doc = runplan.judge(plan, doc, out)
+        except OSError as e:
+            failure = f"cannot write {RESULTS_FILE} in {out}: {e.strerror or e}"
     if failure is None:
         try:
             _write_html(out, doc)
@@ -374,7 +394,7 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             f"{failure[0].upper()}{failure[1:]}; the run stopped there, what was stored "
             f"before is intact in {out}, and host settings were restored."
         )
-    status = runner.exit_status(doc)
+    status = runplan.exit_status(doc, runner.exit_status(doc))
     if status == 130:
         _err(f"Interrupted; what was measured is in {out}.")
     return status

@@ -217,6 +217,8 @@ class RunInfo:
     core: Mapping[str, Any]
     # Imported results only: the tool and file the figures come from.
     source: Mapping[str, Any] | None = None
+    # What ran beside the measurement, by hook key (e.g. "load"); {} when nothing.
+    conditions: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def imported(self) -> bool:
@@ -241,6 +243,8 @@ class RunInfo:
         }
         if self.source is not None:
             data["source"] = dict(self.source)
+        if self.conditions:
+            data["conditions"] = dict(self.conditions)
         return data
 
     @classmethod
@@ -261,6 +265,7 @@ class RunInfo:
             options=dict(data["options"]),
             core=dict(data["core"]),
             source=None if data.get("source") is None else dict(data["source"]),
+            conditions=dict(data.get("conditions") or {}),
         )
 
 
@@ -275,9 +280,11 @@ class ResultsDocument:
     calibration: Calibration | None
     scenarios: tuple[ScenarioOutcome, ...]
     rtbench_version: str = field(default=__version__)
+    # The user's requirements as judged after the run (rtbench.requirements.evaluate).
+    requirements: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self) -> Json:
-        return {
+        data: Json = {
             "schema": RESULTS_SCHEMA,
             "schema_version": RESULTS_SCHEMA_VERSION,
             "protocol_version": PROTOCOL_VERSION,
@@ -292,6 +299,9 @@ class ResultsDocument:
             "calibration": None if self.calibration is None else self.calibration.to_json(),
             "scenarios": [s.to_json() for s in self.scenarios],
         }
+        if self.requirements:
+            data["requirements"] = [dict(r) for r in self.requirements]
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ResultsDocument:
@@ -304,6 +314,7 @@ class ResultsDocument:
             calibration=None if cal is None else Calibration.from_json(cal),
             scenarios=tuple(ScenarioOutcome.from_json(s) for s in data["scenarios"]),
             rtbench_version=str(data["rtbench_version"]),
+            requirements=tuple(dict(r) for r in data.get("requirements") or ()),
         )
 
 

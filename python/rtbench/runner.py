@@ -31,6 +31,8 @@ from typing import Any
 from rtbench import system, tuning
 from rtbench.catalog import CatalogId, CoreScenario, Selection, SpecEntry
 from rtbench.errors import CoreError, UsageError
+from rtbench.hooks import HookContext, RunHook
+from rtbench.measure import MeasureOptions, live_text
 from rtbench.progress import Progress
 from rtbench.records import (
     PROTOCOL_VERSION,
@@ -92,6 +94,8 @@ class RunOptions:
     raw_max: int | None = None
     deadline_scale: float = 1.0
     command_line: tuple[str, ...] = ()
+    # --cpus, --duration and --break for the scenarios that take them (rtbench.measure)
+    measure: MeasureOptions = field(default_factory=MeasureOptions)
 
 
 class Ui:
@@ -214,7 +218,8 @@ class _Collector:
         where = record.get("scenario", "rtbench-core")
         if level == "progress":
             if "progress" in record:
-                self.progress.fraction(float(record["progress"]), str(record["message"]))
+                live = live_text(record)
+                self.progress.fraction(float(record["progress"]), live or "", live=live is not None)
         elif level in ("warning", "error"):
             self.ui.warn(f"{where}: {record['message']}")
             if level == "error":
@@ -242,6 +247,8 @@ class Run:
         ui: Ui,
         progress: Progress,
         run_id: str,
+        hooks: Sequence[RunHook] = (),
+        should_stop: Callable[[ScenarioOutcome], str | None] | None = None,
     ) -> None:
         self.options = options
         self.transport = transport
@@ -252,6 +259,10 @@ class Run:
         self.ui = ui
         self.progress = progress
         self.run_id = run_id
+        self.hooks = tuple(hooks)
+        # asked after every unit; a reason stops the run there (--break)
+        self.should_stop = should_stop
+        self.broken: str | None = None
         self.stop = StopFlag()
         self.outcomes: list[ScenarioOutcome] = []
         self.calibration: Calibration | None = None
@@ -307,8 +318,10 @@ class Run:
                 "dma_latency": opts.dma_latency,
                 "lift_rt_throttle": opts.lift_rt_throttle,
                 "deadline_scale": opts.deadline_scale,
+                **opts.measure.to_json(),
             },
             core=self._core_description(),
+            conditions={h.key: h.describe() for h in self.hooks},
         )
         missing = [_not_implemented(e) for e in self.selection.missing]
         return ResultsDocument(
@@ -373,10 +386,14 @@ class Run:
                 )
             self._caveats_as_run(host_tuning)
             self._pin_self(original_affinity)
+            self._start_hooks()
             self._run_units()
-            self.complete = not self.interrupted and self.storage_failure is None
+            self.complete = (
+                not self.interrupted and self.storage_failure is None and self.broken is None
+            )
         finally:
             try:
+                self._stop_hooks()
                 host_tuning.restore()
             finally:
                 atexit.unregister(host_tuning.restore)
@@ -387,6 +404,23 @@ class Run:
                 self.finished = _now()
                 self.save()
         return self.document()
+
+    def _start_hooks(self) -> None:
+        ctx = HookContext(
+            cpu=self.options.cpu,
+            out_dir=self.options.out_dir,
+            profile=self.options.profile,
+            target=self.transport,
+            warn=self.ui.warn,
+            info=self.ui.info,
+        )
+        for hook in self.hooks:
+            hook.start(ctx)
+            self.save()  # what the hook started is on record at once
+
+    def _stop_hooks(self) -> None:
+        for hook in self.hooks:
+            hook.stop()
 
     def _caveats_as_run(self, host_tuning: tuning.HostTuning) -> None:
         """Caveats describe the conditions the run had, not those before it: RT
@@ -428,6 +462,8 @@ class Run:
                     self.interrupted = True
                     break
                 outcome = self._run_unit(index, unit, progress)
+                for hook in self.hooks:
+                    outcome = hook.after_unit(unit, outcome)
                 self.outcomes.append(outcome)
                 if unit is self._cal_unit:
                     self._calibrate(outcome)
@@ -437,6 +473,10 @@ class Run:
                     self.interrupted = True
                     break
                 if self.storage_failure is not None:
+                    break
+                self.broken = self.should_stop(outcome) if self.should_stop else None
+                if self.broken is not None:
+                    self.ui.warn(f"Stopping the run: {self.broken} (--break).")
                     break
         finally:
             progress.close()
@@ -497,10 +537,16 @@ class Run:
         if unit is not self._cal_unit or unit in self.selection.units:
             for key, value in opts.sets:
                 args += ["--set", f"{key}={value}"]
+        if unit is not self._cal_unit:
+            args += opts.measure.core_args(unit, opts.profile, opts.cpu)
+        for hook in self.hooks:
+            args += hook.before_unit(unit)
         return args
 
     def _run_unit(self, index: int, unit: CoreScenario, progress: Progress) -> ScenarioOutcome:
         deadline_ms = unit.deadline_ms[self.options.profile]
+        if unit is not self._cal_unit:
+            deadline_ms = self.options.measure.deadline_ms(unit, self.options.profile)
         limit_s = deadline_ms / 1000.0 * self.options.deadline_scale + WATCHDOG_SLACK_S
         base = ScenarioOutcome(
             name=unit.name,
