@@ -172,12 +172,14 @@ int posix_relative_prio(int native)
 	return native - posix.native_min;
 }
 
-int posix_pin_attr(pthread_attr_t *attr)
+int posix_pin_attr(pthread_attr_t *attr, int cpu)
 {
 	cpu_set_t set;
 
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return EINVAL;
 	CPU_ZERO(&set);
-	CPU_SET(posix.cpu, &set);
+	CPU_SET(cpu, &set);
 	return pthread_attr_setaffinity_np(attr, sizeof(set), &set);
 }
 
