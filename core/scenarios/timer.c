@@ -162,8 +162,7 @@ static void timer_thread(void *arg)
 		p->elapsed += missed + 1;
 		t->done = p->elapsed;
 		deadline += (missed + 1) * interval;
-		if (t->break_ns != 0 && late > t->break_ns &&
-		    t->r.warmup_count >= t->r.warmup_target) {
+		if (t->break_ns != 0 && late > t->break_ns && t->r.count > 0) {
 			t->broke = true;
 			t->broke_ns = late;
 			t->broke_index = t->r.count - 1;

@@ -282,6 +282,8 @@ class LoadHook:
                     "kinds": list(j.kinds),
                     "version": self._versions.get(j.tool),
                     "command_line": j.argv,
+                    # the process (and group) id, for checking that nothing is left
+                    "pid": None if j.proc is None else j.proc.pid,
                     **({"ended": j.ended} if j.ended else {}),
                 }
                 for j in self._jobs

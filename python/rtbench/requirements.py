@@ -239,7 +239,7 @@ def min_samples(quantile: float | None) -> int:
     """The fewest samples that put a sample above the quantile: 1/(1-q)."""
     if quantile is None:
         return 1
-    return math.ceil(1.0 / (1.0 - quantile) - 1e-9)
+    return math.ceil(round(1.0 / (1.0 - quantile), 6))
 
 
 def all_requirements_met(evaluated: Sequence[Mapping[str, Any]]) -> bool:

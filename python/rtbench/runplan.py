@@ -182,9 +182,10 @@ def judge(plan: Plan, doc: ResultsDocument, out: Path) -> ResultsDocument:
 
 
 def exit_status(doc: ResultsDocument, run_status: int) -> int:
-    """130 interrupted, else 1 when a unit failed or a requirement was missed, else 0."""
+    """130 interrupted, else 1 when a unit failed or a requirement was missed or could
+    not be judged (not measured), else 0."""
     if run_status == 130:
         return run_status
-    if requirements.any_missed(doc.requirements):
+    if doc.requirements and not requirements.all_requirements_met(doc.requirements):
         return 1
     return run_status

@@ -362,6 +362,9 @@ class Sweep:
     points: tuple[tuple[float, MetricSummary], ...]
 
 
+PER_CPU_PARAM = "cpu"  # the metric parameter of per-CPU scenarios (--cpus)
+
+
 def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
     """Groups of at least `minimum` metrics with the same scenario and metric name
     whose parameters differ in exactly one numeric key."""
@@ -379,7 +382,8 @@ def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
         if len(varying) != 1:
             continue
         key = varying[0]
-        if not all(is_number(m.params[key]) for m in group):
+        # CPUs are not a sweep: each measured CPU keeps a row of its own
+        if key == PER_CPU_PARAM or not all(is_number(m.params[key]) for m in group):
             continue
         points = tuple(sorted(((float(m.params[key]), m) for m in group), key=lambda p: p[0]))
         out.append(Sweep(scenario, metric, key, points))

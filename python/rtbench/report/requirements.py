@@ -26,7 +26,7 @@ def _value(entry: Mapping[str, Any], value: Any) -> str:
 def _params(params: Mapping[str, Any]) -> str:
     if not params:
         return ""
-    if list(params) == ["cpu"]:
+    if "cpu" in params:  # per-CPU rows: the CPU says which
         return f" on CPU {params['cpu']}"
     return " [" + ", ".join(f"{k}={v}" for k, v in params.items()) + "]"
 
