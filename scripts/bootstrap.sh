@@ -40,6 +40,14 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v chromedriver >/dev/null 2>&1; then
 		missing="$missing chromium-driver"
 	fi
+	# The background load of `rtbench run --load` (optional at run time: --load
+	# names the packages when they are missing); its tests need them.
+	if [ "$want" = dev ] && ! command -v stress-ng >/dev/null 2>&1; then
+		missing="$missing stress-ng"
+	fi
+	if [ "$want" = dev ] && ! command -v hackbench >/dev/null 2>&1; then
+		missing="$missing rt-tests"
+	fi
 	printf '%s' "${missing# }"
 }
 
