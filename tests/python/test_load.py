@@ -65,7 +65,8 @@ def test_plan_places_the_load_off_the_measured_cpus(tmp_path: Path) -> None:
     hook = load.LoadHook(load.KINDS, (3,), (0, 1, 2, 3), tools=tools)
     jobs = hook.plan(tmp_path)
     assert [j.tool for j in jobs] == ["hackbench", "stress-ng"]
-    assert all(j.argv[:3] == ["/x/taskset", "-c", "0,1,2"] for j in jobs)
+    assert all(j.argv[:6] == ["/x/taskset", "-c", "0,1,2", "nice", "-n", "19"] for j in jobs)
+    assert [j.argv[load.TOOL_AT] for j in jobs] == ["/x/hackbench", "/x/stress-ng"]
     assert "--sock" in jobs[1].argv and "--hdd" in jobs[1].argv and "--vm" in jobs[1].argv
     # every CPU measured: the load shares them, below the real-time threads
     shared = load.LoadHook(("memory",), (0, 1), (0, 1), tools=tools)
