@@ -193,9 +193,8 @@ class LoadHook:
         atexit.register(self.stop)
         self._jobs = self.plan(self._scratch)
         for job in self._jobs:
-            self._versions[job.tool] = _version(
-                [job.argv[TOOL_AT], "--version"], "stress-ng" if job.tool == "stress-ng" else "rt-tests"
-            )
+            package = "stress-ng" if job.tool == "stress-ng" else "rt-tests"
+            self._versions[job.tool] = _version([job.argv[TOOL_AT], "--version"], package)
         try:
             for job in self._jobs:
                 job.log = (ctx.out_dir / f"load-{job.tool}.log").open("wb")
