@@ -95,10 +95,11 @@ class Progress:
             f"{what} ({format_seconds(running)})"
         )
         if self._live:
-            # the latency so far first: it is what a long run is watched for
+            # the latency so far, per CPU: what a long run is watched for (the
+            # scenario's name was on the line before its first progress record)
             text = (
                 f"[{self._index + 1}/{self.total}] {share:4.0%} ETA "
-                f"{format_seconds(self.eta_s())}  {self._name}  {self._live}"
+                f"{format_seconds(self.eta_s())}  {self._live}"
             )
         return text[: max(width - 1, 10)]
 
