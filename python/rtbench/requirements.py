@@ -192,20 +192,23 @@ def gather(exprs: Sequence[str], files: Sequence[Path]) -> list[Requirement]:
 
 
 def check(
-    reqs: Sequence[Requirement], known: Mapping[str, str], selected: Iterable[str]
+    reqs: Sequence[Requirement], known: Mapping[str, Sequence[str]], selected: Iterable[str]
 ) -> list[Requirement]:
-    """Check ids before the run. `known` maps every id and label to its id; `selected`
-    holds the ids the run will measure. Returns the requirements with ids resolved."""
+    """Check ids before the run. `known` maps every id to itself and every classic
+    label to the ids it names; `selected` holds the ids the run will measure. A label
+    stays the subject (it covers every metric and verdict of that label)."""
     chosen = set(selected)
     out: list[Requirement] = []
     for r in reqs:
         scenario = COUNTS[r.subject][0] if r.kind == "count" else r.subject
-        resolved = known.get(scenario) or known.get(scenario.upper())
-        if resolved is None:
+        key = scenario if scenario in known else scenario.upper()
+        ids = known.get(key)
+        if not ids:
             raise _bad(r.text, f"no scenario id or label '{scenario}' (see `rtbench list`)")
-        if resolved not in chosen:
-            raise _bad(r.text, f"{resolved} is not among the scenarios this run selects")
-        out.append(r if r.kind == "count" else _with_subject(r, resolved))
+        missing = [i for i in ids if i not in chosen]
+        if len(missing) == len(ids):
+            raise _bad(r.text, f"{missing[0]} is not among the scenarios this run selects")
+        out.append(r if r.kind == "count" else _with_subject(r, key))
     return out
 
 
@@ -306,8 +309,9 @@ def evaluate(
     return out
 
 
-def _covers(outcome: Any, scenario: str) -> bool:
-    return bool(outcome.name == scenario or any(i.id == scenario for i in outcome.ids))
+def _covers(outcome: Any, subject: str) -> bool:
+    """Does a unit cover the id or classic label?"""
+    return bool(outcome.name == subject or any(subject in (i.id, i.label) for i in outcome.ids))
 
 
 def _stat_rows(r: Requirement, doc: Any, read_series: SeriesReader | None) -> list[dict[str, Any]]:
@@ -319,7 +323,7 @@ def _stat_rows(r: Requirement, doc: Any, read_series: SeriesReader | None) -> li
         metrics = [
             m
             for m in outcome.metrics()
-            if m.scenario == r.subject
+            if r.subject in (m.scenario, m.label)
             and units.is_time(m.unit)
             and (r.metric is None or m.metric == r.metric)
         ]
@@ -339,7 +343,8 @@ def _stat_rows(r: Requirement, doc: Any, read_series: SeriesReader | None) -> li
             if read_series is not None and sf is not None and sf.count == m.count:
                 exact = read_series(sf)
                 hz = outcome.counter_hz
-                if exact is not None and m.source_unit == "ticks" and hz:
+                # the CSV holds ns already for tick metrics (sf.unit says which)
+                if exact is not None and sf.unit == "ticks" and hz:
                     exact = [units.ticks_to_ns(v, hz) for v in exact]
             value, note = stat_value(m, r.stat, exact)
             row: dict[str, Any] = {
@@ -380,7 +385,11 @@ def _verdict_rows(r: Requirement, doc: Any) -> list[dict[str, Any]]:
     for outcome in doc.scenarios:
         if not _covers(outcome, r.subject):
             continue
-        found = [v for v in outcome.of_type("verdict") if v.get("scenario") == r.subject]
+        found = [
+            v
+            for v in outcome.of_type("verdict")
+            if r.subject in (v.get("scenario"), v.get("label"))
+        ]
         for v in found:
             result = str(v.get("outcome", "")).lower()
             rows.append(

@@ -83,7 +83,7 @@ class Plan:
         """With --break: the first missed requirement judged on this unit alone."""
         if not self.break_on_violation or not self.requirements:
             return None
-        ids = {outcome.name, *(i.id for i in outcome.ids)}
+        ids = {outcome.name, *(i.id for i in outcome.ids), *(i.label for i in outcome.ids)}
         mine = [
             r
             for r in self.requirements
@@ -118,13 +118,14 @@ def prepare(
         cpus = measure.parse_cpus(args.cpus, usable)
     duration = None if args.duration is None else measure.parse_duration(args.duration)
     reqs = requirements.gather(args.require, args.require_file)
-    known: dict[str, str] = {}
+    known: dict[str, list[str]] = {}
     for listed in merged(core_catalog):
-        known[listed.entry.id] = listed.entry.id
-        if listed.entry.label:
-            known[listed.entry.label] = listed.entry.id
+        known[listed.entry.id] = [listed.entry.id]
+    for listed in merged(core_catalog):
+        if listed.entry.label and listed.entry.label not in known:
+            known.setdefault(listed.entry.label.upper(), []).append(listed.entry.id)
     for unit in core_catalog:
-        known.setdefault(unit.name, unit.name)
+        known.setdefault(unit.name, [unit.name])
     selected = {i.id for u in selection.units for i in u.ids} | {u.name for u in selection.units}
     reqs = requirements.check(reqs, known, selected)
     if args.break_on_violation and not reqs:

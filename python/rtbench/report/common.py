@@ -149,7 +149,12 @@ def metric_display_names(outcome: ScenarioOutcome, metrics: Sequence[MetricSumma
     for m in metrics:
         name = f"{m.scenario} {m.metric}"
         if seen[(m.scenario, m.metric)] > 1 and m.params:
-            name += " [" + ", ".join(f"{k}={v}" for k, v in m.params.items()) + "]"
+            same = [o for o in metrics if (o.scenario, o.metric) == (m.scenario, m.metric)]
+            # only the params that differ between them (the CPU of a per-CPU run)
+            shown = {
+                k: v for k, v in m.params.items() if len({str(o.params.get(k)) for o in same}) > 1
+            } or dict(m.params)
+            name += " [" + ", ".join(f"{k}={v}" for k, v in shown.items()) + "]"
         names.append(name)
     return names
 
