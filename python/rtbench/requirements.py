@@ -272,7 +272,7 @@ def stat_value(
         return None, "no samples"
     need = min_samples(quantile)
     if summary.count < need:
-        return None, (f"{summary.count} samples cannot support {stat} (it needs at least {need})")
+        return None, f"{summary.count} samples cannot support {stat}, which needs at least {need}"
     if quantile is not None and exact is not None and len(exact) == summary.count:
         ordered = sorted(exact)
         rank = min(max(math.ceil(quantile * len(ordered) - 1e-9), 1), len(ordered))
