@@ -1,0 +1,279 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A Source for another Linux machine, read through commands it runs.
+
+`CommandSource(run_command)` needs one callable that runs an argv on the target and
+returns (exit status, stdout bytes): an SSH target passes one that runs
+`ssh HOST -- <argv joined with shlex.join>`, a guest one that writes to its console.
+The callable must bound its own wait (`subprocess_runner` builds one that does).
+
+Only portable tools are used on the target (POSIX `sh`, `cat`, `ls`, `test`, `uname`,
+`date`, `sleep`; `chrt` and `getconf` when present). Many files are read in one command:
+a `sh` script reads each file with the shell's own `read` (no process per file) and
+prints it after a line holding a random marker and the path, so one round trip brings
+back a whole batch. Process facts (limits, capabilities, SCHED_FIFO) are those of a
+process started through the same channel, which is how the core will be started.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shlex
+import subprocess
+from collections.abc import Callable, Sequence
+
+from rtbench.system import parse
+from rtbench.system.source import ProcessFacts, Sample, Uname
+
+RunCommand = Callable[[Sequence[str]], tuple[int, bytes]]
+
+# Status a runner returns for a command that is missing (as sh does) or timed out.
+STATUS_MISSING = 127
+STATUS_TIMEOUT = 124
+
+# The shell functions every batch script starts with. d FILE prints the marker line and
+# the file read line by line with builtins (a last line without newline is kept); when
+# the file cannot be opened, nothing of it is printed and g marks it as present but
+# unreadable. g PATH... handles what the shell expanded from the glob patterns (a
+# pattern that matched nothing stays as it is and fails the -e test).
+_FUNCTIONS = r"""
+d() { { printf '%s + %s\n' "$m" "$1"; while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done; } < "$1"; }
+g() { for f in "$@"; do [ -e "$f" ] || continue; if [ -f "$f" ] && [ -r "$f" ]; then d "$f" 2>/dev/null || printf '%s - %s\n' "$m" "$f"; else printf '%s - %s\n' "$m" "$f"; fi; done; }
+s() { printf '%s + :%s\n' "$m" "$1"; }
+t() { s "$1"; date +%s%N 2>/dev/null; read -r up rest < /proc/uptime && printf '%s\n' "$up"; }
+"""  # noqa: E501
+
+
+def shell_word(pattern: str) -> str:
+    """A pattern as a shell word: wildcards left to the shell, everything else quoted."""
+    out: list[str] = []
+    literal = ""
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "[":
+            end = pattern.find("]", i + 1)
+            body = pattern[i + 1 : end] if end > i else ""
+            if end > i and re.fullmatch(r"[!^]?[A-Za-z0-9-]+", body):
+                out.extend([shlex.quote(literal)] if literal else [])
+                out.append(pattern[i : end + 1])
+                literal, i = "", end + 1
+                continue
+        if char in ("*", "?"):
+            out.extend([shlex.quote(literal)] if literal else [])
+            out.append(char)
+            literal, i = "", i + 1
+            continue
+        literal += char
+        i += 1
+    if literal:
+        out.append(shlex.quote(literal))
+    return "".join(out)
+
+
+def parse_batch(text: str, marker: str) -> tuple[dict[str, str | None], bool]:
+    """The files (and ':sections') of a batch script's output, and whether it ended."""
+    files: dict[str, str | None] = {}
+    current: str | None = None
+    lines: list[str] = []
+    complete = False
+
+    def close() -> None:
+        if current is not None:
+            files[current] = "\n".join(lines).strip()
+
+    for line in text.split("\n"):
+        if not line.startswith(marker + " "):
+            if current is not None:
+                lines.append(line)
+            continue
+        close()
+        current, lines = None, []
+        kind, _, path = line[len(marker) + 1 :].partition(" ")
+        if kind == "+":
+            current = path
+        elif kind == "-":
+            files[path] = None
+        elif kind == "end":
+            complete = True
+    close()
+    return files, complete
+
+
+def subprocess_runner(
+    prefix: Sequence[str] = (), timeout_s: float = 30.0, join: bool = False
+) -> RunCommand:
+    """A RunCommand that runs `prefix + argv` here, killed after `timeout_s`.
+
+    With `join`, argv is passed as one shell-quoted string (what `ssh HOST --` needs,
+    since the remote shell splits its command line again)."""
+
+    def run(argv: Sequence[str]) -> tuple[int, bytes]:
+        command = [*prefix, shlex.join(argv)] if join else [*prefix, *argv]
+        try:
+            done = subprocess.run(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                timeout=timeout_s,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return STATUS_TIMEOUT, b""
+        except OSError:
+            return STATUS_MISSING, b""
+        return done.returncode, done.stdout
+
+    return run
+
+
+class CommandSource:
+    """A Linux system reached by running commands on it (SSH, a guest's console)."""
+
+    def __init__(self, run_command: RunCommand) -> None:
+        self.run_command = run_command
+
+    # ---- single files and commands ------------------------------------------------
+
+    def _sh(self, script: str, *args: str) -> tuple[int, bytes]:
+        return self.run_command(["sh", "-c", script, "sh", *args])
+
+    def _batch(self, body: str) -> tuple[dict[str, str | None], bool]:
+        marker = "RTB" + secrets.token_hex(8)
+        script = f"m={marker}\n{_FUNCTIONS}\n{body}\nprintf '%s end\\n' \"$m\"\n"
+        _status, out = self._sh(script)
+        return parse_batch(out.decode("utf-8", errors="replace"), marker)
+
+    def read(self, path: str) -> str | None:
+        files, _complete = self._batch(f"g {shlex.quote(path)}")
+        return files.get(path)
+
+    def read_bytes(self, path: str) -> bytes | None:
+        status, out = self.run_command(["cat", "--", path])
+        return out if status == 0 else None
+
+    def listdir(self, path: str) -> list[str] | None:
+        status, out = self.run_command(["ls", "-1A", "--", path])
+        if status != 0:
+            return None
+        return [n for n in out.decode("utf-8", errors="replace").split("\n") if n]
+
+    def exists(self, path: str) -> bool:
+        return self._sh('test -e "$1"', path)[0] == 0
+
+    def writable(self, path: str) -> bool:
+        return self._sh('test -w "$1"', path)[0] == 0
+
+    def run(self, argv: Sequence[str], timeout_s: float = 1.0) -> str | None:
+        script = (
+            'command -v "$1" >/dev/null 2>&1 || exit 127\n'
+            "t=$2; shift 2\n"
+            'if command -v timeout >/dev/null 2>&1; then exec timeout "$t" "$@" 2>&1; fi\n'
+            'exec "$@" 2>&1'
+        )
+        status, out = self._sh(script, argv[0], f"{timeout_s:g}", *argv)
+        if status in (STATUS_MISSING, STATUS_TIMEOUT, 126):
+            return None
+        return out.decode("utf-8", errors="replace").strip() or None
+
+    # ---- batches --------------------------------------------------------------------
+
+    def read_many(self, patterns: Sequence[str]) -> dict[str, str | None] | None:
+        if not patterns:
+            return {}
+        files, complete = self._batch("g " + " ".join(shell_word(p) for p in patterns))
+        return files if complete else None
+
+    def sample(self, patterns: Sequence[str], window_s: float) -> Sample | None:
+        words = " ".join(shell_word(p) for p in patterns)
+        body = (
+            f's pids; printf \'%s %s\\n\' "$$" "$PPID"\n'
+            "s hz; getconf CLK_TCK 2>/dev/null\n"
+            f"s before; g {words}\n"
+            f"t start; sleep {window_s:g} 2>/dev/null || sleep 1\n"
+            f"s after; g {words}\nt end"
+        )
+        marker = "RTB" + secrets.token_hex(8)
+        script = f"m={marker}\n{_FUNCTIONS}\n{body}\nprintf '%s end\\n' \"$m\"\n"
+        _status, out = self._sh(script)
+        text = out.decode("utf-8", errors="replace")
+        head, sep, rest = text.partition(f"{marker} + :after\n")
+        before, _ = parse_batch(head, marker)
+        after, complete = parse_batch(sep + rest, marker)
+        window = _elapsed(before.pop(":start", None), after.pop(":end", None))
+        if not (sep and complete) or window is None:
+            return None
+        pids = {int(p) for p in (before.pop(":pids", None) or "").split() if p.isdigit()}
+        hz = parse.first_int(before.pop(":hz", None))
+        before.pop(":before", None)
+        after.pop(":after", None)
+        return Sample(before, after, window, frozenset(pids), hz)
+
+    # ---- identity and process facts -------------------------------------------------
+
+    def uname(self) -> Uname:
+        status, out = self._sh("uname -s; uname -n; uname -r; uname -v; uname -m")
+        lines = out.decode("utf-8", errors="replace").split("\n") if status == 0 else []
+        fields = [(lines[i].strip() or None) if i < len(lines) else None for i in range(5)]
+        return Uname(*fields)
+
+    def affinity(self) -> list[int] | None:
+        status = self.read("/proc/self/status")
+        return parse.parse_cpu_list(parse.status_field(status, "Cpus_allowed_list"))
+
+    def process(self) -> ProcessFacts:
+        files, _complete = self._batch(
+            "g /proc/self/status /proc/self/limits /proc/self/stat\n"
+            "s fifo; if command -v chrt >/dev/null 2>&1; then chrt -f 1 true 2>&1 && echo ok; "
+            "else echo missing; fi\n"
+            "s fifomax; chrt -m 2>/dev/null\n"
+            "s glibc; getconf GNU_LIBC_VERSION 2>/dev/null\n"
+            's musl; for l in /lib/ld-musl-*.so.1; do [ -e "$l" ] && "$l" 2>&1; break; done'
+        )
+        status = files.get("/proc/self/status")
+        limits = parse.parse_limits(files.get("/proc/self/limits"))
+        uid, euid = parse.parse_uids(status)
+        fifo, error = _fifo_outcome(files.get(":fifo"))
+        name, version = parse.parse_gnu_libc(files.get(":glibc"))
+        if name is None and files.get(":musl"):
+            name, version = "musl", parse.parse_musl_version(files.get(":musl"))
+        return ProcessFacts(
+            uid=uid,
+            euid=euid,
+            cap_eff=parse.parse_capabilities(status),
+            rlimit_rtprio=limits["rtprio"],
+            rlimit_memlock=limits["memlock"],
+            rlimit_rttime=limits["rttime"],
+            sched_fifo=fifo,
+            sched_fifo_error=error,
+            fifo_priority_max=parse.parse_fifo_max(files.get(":fifomax")),
+            policy=parse.parse_process_policy(files.get("/proc/self/stat")),
+            libc_name=name,
+            libc_version=version,
+        )
+
+
+def _fifo_outcome(text: str | None) -> tuple[bool | None, str | None]:
+    """What `chrt -f 1 true` said: allowed, refused (with the system's reason), unknown."""
+    if text is None:
+        return None, "the target did not answer"
+    if text == "ok":
+        return True, None
+    if text == "missing":
+        return None, "chrt is not installed on the target, so SCHED_FIFO was not tried"
+    reason = text.strip().splitlines()[-1] if text.strip() else "chrt failed"
+    return False, reason.rsplit(": ", 1)[-1]
+
+
+def _elapsed(start: str | None, end: str | None) -> float | None:
+    """Seconds between two `t` stamps: date's nanoseconds, else /proc/uptime (10 ms)."""
+    if start is None or end is None:
+        return None
+    first, last = start.split(), end.split()
+    if first and last and all(len(s[0]) > 12 and s[0].isdigit() for s in (first, last)):
+        return (int(last[0]) - int(first[0])) / 1e9
+    try:
+        return float(last[-1]) - float(first[-1])
+    except (ValueError, IndexError):
+        return None
