@@ -6,12 +6,14 @@ returns (exit status, stdout bytes): an SSH target passes one that runs
 `ssh HOST -- <argv joined with shlex.join>`, a guest one that writes to its console.
 The callable must bound its own wait (`subprocess_runner` builds one that does).
 
-Only portable tools are used on the target (POSIX `sh`, `cat`, `ls`, `test`, `uname`,
-`date`, `sleep`; `chrt` and `getconf` when present). Many files are read in one command:
-a `sh` script reads each file with the shell's own `read` (no process per file) and
-prints it after a line holding a random marker and the path, so one round trip brings
-back a whole batch. Process facts (limits, capabilities, SCHED_FIFO) are those of a
-process started through the same channel, which is how the core will be started.
+Only portable tools are used on the target (POSIX `sh`, `head`, `cat`, `ls`, `test`,
+`uname`, `date`, `sleep`; `chrt` and `getconf` when present). Many files are read in one
+command: the shell expands the glob patterns and one `head` prints every file after a
+`==> path <==` header (POSIX head does so for several files), so one round trip brings
+back a whole batch. Files are never read a byte at a time (as the shell's `read` does):
+/proc/sys and some /sys files answer only a read from offset 0. Process facts (limits,
+capabilities, SCHED_FIFO) are those of a process started through the same channel, which
+is how the core will be started.
 """
 
 from __future__ import annotations
@@ -31,17 +33,24 @@ RunCommand = Callable[[Sequence[str]], tuple[int, bytes]]
 STATUS_MISSING = 127
 STATUS_TIMEOUT = 124
 
-# The shell functions every batch script starts with. d FILE prints the marker line and
-# the file read line by line with builtins (a last line without newline is kept); when
-# the file cannot be opened, nothing of it is printed and g marks it as present but
-# unreadable. g PATH... handles what the shell expanded from the glob patterns (a
-# pattern that matched nothing stays as it is and fails the -e test).
+# The shell functions every batch script starts with. g PATH... gets what the shell
+# expanded from the glob patterns (a pattern that matched nothing stays as it is); it
+# marks paths that exist but are no readable file, keeps the readable files in "$@"
+# (the for list is expanded once, so shifting and appending inside the loop is safe)
+# and has head print them. s NAME starts a named section of command output; t NAME is a
+# section with the time (date's nanoseconds where supported, else /proc/uptime).
 _FUNCTIONS = r"""
-d() { { printf '%s + %s\n' "$m" "$1"; while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done; } < "$1"; }
-g() { for f in "$@"; do [ -e "$f" ] || continue; if [ -f "$f" ] && [ -r "$f" ]; then d "$f" 2>/dev/null || printf '%s - %s\n' "$m" "$f"; else printf '%s - %s\n' "$m" "$f"; fi; done; }
+g() {
+  for f in "$@"; do
+    shift
+    if [ -f "$f" ] && [ -r "$f" ]; then set -- "$@" "$f"
+    elif [ -e "$f" ]; then printf '%s - %s\n' "$m" "$f"; fi
+  done
+  [ "$#" -eq 0 ] || head -n 1000000 -- /dev/null "$@" 2>/dev/null; printf '\n'
+}
 s() { printf '%s + :%s\n' "$m" "$1"; }
-t() { s "$1"; date +%s%N 2>/dev/null; read -r up rest < /proc/uptime && printf '%s\n' "$up"; }
-"""  # noqa: E501
+t() { s "$1"; date +%s%N 2>/dev/null; head -n 1 /proc/uptime 2>/dev/null; }
+"""
 
 
 def shell_word(pattern: str) -> str:
@@ -71,24 +80,34 @@ def shell_word(pattern: str) -> str:
     return "".join(out)
 
 
+_HEADER = re.compile(r"==> (/.*) <==")
+
+
 def parse_batch(text: str, marker: str) -> tuple[dict[str, str | None], bool]:
-    """The files (and ':sections') of a batch script's output, and whether it ended."""
+    """The files (and ':sections') of a batch script's output, and whether it ended.
+
+    A file starts at head's `==> path <==` header, a section at a `MARKER + :name`
+    line; `MARKER - path` is a path that exists but could not be read."""
     files: dict[str, str | None] = {}
     current: str | None = None
     lines: list[str] = []
     complete = False
 
     def close() -> None:
-        if current is not None:
+        if current is not None and current != "/dev/null":
             files[current] = "\n".join(lines).strip()
 
     for line in text.split("\n"):
-        if not line.startswith(marker + " "):
+        header = _HEADER.fullmatch(line)
+        if header is None and not line.startswith(marker + " "):
             if current is not None:
                 lines.append(line)
             continue
         close()
         current, lines = None, []
+        if header is not None:
+            current = header.group(1)
+            continue
         kind, _, path = line[len(marker) + 1 :].partition(" ")
         if kind == "+":
             current = path
