@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from rtbench.system import snapshot as _snapshot
-from rtbench.system.caveats import CAVEAT_CODES, caveats
+from rtbench.system.checks import CAVEAT_CODES, caveats
 from rtbench.system.local import LocalSource, probe_sched_fifo
 from rtbench.system.model import SNAPSHOT_VERSION, Snapshot
 from rtbench.system.parse import (

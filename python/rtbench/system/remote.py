@@ -35,15 +35,16 @@ STATUS_TIMEOUT = 124
 
 # The shell functions every batch script starts with. g PATH... gets what the shell
 # expanded from the glob patterns (a pattern that matched nothing stays as it is); it
-# marks paths that exist but are no readable file, keeps the readable files in "$@"
-# (the for list is expanded once, so shifting and appending inside the loop is safe)
-# and has head print them. s NAME starts a named section of command output; t NAME is a
-# section with the time (date's nanoseconds where supported, else /proc/uptime).
+# marks paths that exist but are no readable file (-) and the files it will read (?),
+# keeps those in "$@" (the for list is expanded once, so shifting and appending inside
+# the loop is safe) and has head print them; a file head cannot open stays marked ?.
+# s NAME starts a named section of command output; t NAME is a section with the time
+# (date's nanoseconds where supported, else /proc/uptime).
 _FUNCTIONS = r"""
 g() {
   for f in "$@"; do
     shift
-    if [ -f "$f" ] && [ -r "$f" ]; then set -- "$@" "$f"
+    if [ -f "$f" ] && [ -r "$f" ]; then set -- "$@" "$f"; printf '%s ? %s\n' "$m" "$f"
     elif [ -e "$f" ]; then printf '%s - %s\n' "$m" "$f"; fi
   done
   [ "$#" -eq 0 ] || head -n 1000000 -- /dev/null "$@" 2>/dev/null; printf '\n'
@@ -87,7 +88,8 @@ def parse_batch(text: str, marker: str) -> tuple[dict[str, str | None], bool]:
     """The files (and ':sections') of a batch script's output, and whether it ended.
 
     A file starts at head's `==> path <==` header, a section at a `MARKER + :name`
-    line; `MARKER - path` is a path that exists but could not be read."""
+    line; `MARKER - path` is a path that exists but is no readable file, `MARKER ? path`
+    a file to be read (it stays None if head prints nothing of it)."""
     files: dict[str, str | None] = {}
     current: str | None = None
     lines: list[str] = []
@@ -111,7 +113,7 @@ def parse_batch(text: str, marker: str) -> tuple[dict[str, str | None], bool]:
         kind, _, path = line[len(marker) + 1 :].partition(" ")
         if kind == "+":
             current = path
-        elif kind == "-":
+        elif kind in ("-", "?"):
             files[path] = None
         elif kind == "end":
             complete = True

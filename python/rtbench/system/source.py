@@ -14,9 +14,10 @@ of the probes from one such batch).
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import Protocol
 
 from rtbench.system.model import Limit
@@ -119,17 +120,38 @@ class Source(Protocol):
 
 
 def is_pattern(path: str) -> bool:
-    return any(c in GLOB_CHARS for c in path)
+    return not GLOB_CHARS.isdisjoint(path)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A shell glob as a regular expression: no wildcard matches across '/'."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        end = pattern.find("]", i + 2) if char == "[" else -1
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif end > 0:
+            body = pattern[i + 1 : end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append("[" + ("^/" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return re.compile("".join(out))
 
 
 def matches(path: str, pattern: str) -> bool:
     """Shell glob matching: a wildcard never matches across '/'."""
     if not is_pattern(pattern):
         return path == pattern
-    parts, wanted = path.split("/"), pattern.split("/")
-    return len(parts) == len(wanted) and all(
-        fnmatchcase(part, want) for part, want in zip(parts, wanted, strict=True)
-    )
+    return _compiled(pattern).fullmatch(path) is not None
 
 
 def select(files: dict[str, str | None], patterns: Iterable[str]) -> dict[str, str | None]:
@@ -145,10 +167,14 @@ class Prefetched:
     def __init__(self, base: Source, patterns: Sequence[str]) -> None:
         self.base = base
         self.patterns = tuple(dict.fromkeys(patterns))
+        self.literals = {p for p in self.patterns if not is_pattern(p)}
+        self.globs = [p for p in self.patterns if is_pattern(p)]
         self.files = base.read_many(self.patterns)
 
     def _covered(self, path: str) -> bool:
-        return self.files is not None and any(matches(path, p) for p in self.patterns)
+        return self.files is not None and (
+            path in self.literals or any(matches(path, p) for p in self.globs)
+        )
 
     def read(self, path: str) -> str | None:
         if self.files is not None and self._covered(path):
