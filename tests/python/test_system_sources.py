@@ -337,6 +337,20 @@ def test_command_source_quotes_paths(tmp_path: Path, command_source: system.Comm
     assert shell_word("/x/a b/[0-9]*") == "'/x/a b/'[0-9]*"
 
 
+def test_command_source_through_a_shell_that_splits_the_command_again(tmp_path: Path) -> None:
+    # As `ssh HOST -- COMMAND` does: the argv travels as one string and is split again.
+    source = system.CommandSource(system.subprocess_runner(["sh", "-c"], 30, join=True))
+    odd = tmp_path / "x y'z"
+    odd.write_text("value\n")
+    assert source.read(str(odd)) == "value"
+    assert source.uname() == system.LocalSource().uname()
+    assert source.process().rlimit_memlock == system.LocalSource().process().rlimit_memlock
+    sample = source.sample(["/proc/stat"], 0.01)
+    assert sample is not None
+    assert sample.window_s > 0
+    assert sample.before["/proc/stat"] is not None
+
+
 def test_command_source_missing_and_unreadable(
     tmp_path: Path, command_source: system.CommandSource
 ) -> None:
@@ -355,10 +369,14 @@ def test_command_source_missing_and_unreadable(
 
 
 def test_a_dead_channel_gives_an_all_unknown_snapshot() -> None:
-    def dead(_argv: Sequence[str]) -> tuple[int, bytes]:
+    calls: list[Sequence[str]] = []
+
+    def dead(argv: Sequence[str]) -> tuple[int, bytes]:
+        calls.append(argv)
         return 255, b""  # what ssh returns when the connection is gone
 
     snap = system.snapshot(1, source=system.CommandSource(dead))
+    assert len(calls) == 1  # the first batch failed: nothing more was asked
     json.dumps(snap, allow_nan=False)
     assert snap["kernel"]["release"] is None
     assert snap["kernel"]["preempt_rt"] is None

@@ -32,6 +32,8 @@ RunCommand = Callable[[Sequence[str]], tuple[int, bytes]]
 # Status a runner returns for a command that is missing (as sh does) or timed out.
 STATUS_MISSING = 127
 STATUS_TIMEOUT = 124
+# Status of every command once the channel is known to be broken (nothing was run).
+STATUS_BROKEN = 255
 
 # The shell functions every batch script starts with. g PATH... gets what the shell
 # expanded from the glob patterns (a pattern that matched nothing stays as it is); it
@@ -150,32 +152,51 @@ def subprocess_runner(
 
 
 class CommandSource:
-    """A Linux system reached by running commands on it (SSH, a guest's console)."""
+    """A Linux system reached by running commands on it (SSH, a guest's console).
+
+    When a batch script comes back without its end marker, the channel is taken as
+    broken: from then on every answer is unknown without asking again, so a dead
+    connection costs one wait, not one per file. Make a new source after reconnecting.
+    """
 
     def __init__(self, run_command: RunCommand) -> None:
         self.run_command = run_command
+        self.broken = False
 
     # ---- single files and commands ------------------------------------------------
 
-    def _sh(self, script: str, *args: str) -> tuple[int, bytes]:
-        return self.run_command(["sh", "-c", script, "sh", *args])
+    def _run(self, argv: Sequence[str]) -> tuple[int, bytes]:
+        if self.broken:
+            return STATUS_BROKEN, b""
+        return self.run_command(argv)
 
-    def _batch(self, body: str) -> tuple[dict[str, str | None], bool]:
+    def _sh(self, script: str, *args: str) -> tuple[int, bytes]:
+        return self._run(["sh", "-c", script, "sh", *args])
+
+    def _script(self, body: str) -> tuple[str, str]:
+        """Run a batch script; its output and its marker."""
         marker = "RTB" + secrets.token_hex(8)
         script = f"m={marker}\n{_FUNCTIONS}\n{body}\nprintf '%s end\\n' \"$m\"\n"
         _status, out = self._sh(script)
-        return parse_batch(out.decode("utf-8", errors="replace"), marker)
+        text = out.decode("utf-8", errors="replace")
+        if f"\n{marker} end\n" not in "\n" + text:
+            self.broken = True
+        return text, marker
+
+    def _batch(self, body: str) -> tuple[dict[str, str | None], bool]:
+        text, marker = self._script(body)
+        return parse_batch(text, marker)
 
     def read(self, path: str) -> str | None:
         files, _complete = self._batch(f"g {shlex.quote(path)}")
         return files.get(path)
 
     def read_bytes(self, path: str) -> bytes | None:
-        status, out = self.run_command(["cat", "--", path])
+        status, out = self._run(["cat", "--", path])
         return out if status == 0 else None
 
     def listdir(self, path: str) -> list[str] | None:
-        status, out = self.run_command(["ls", "-1A", "--", path])
+        status, out = self._run(["ls", "-1A", "--", path])
         if status != 0:
             return None
         return [n for n in out.decode("utf-8", errors="replace").split("\n") if n]
@@ -194,7 +215,7 @@ class CommandSource:
             'exec "$@" 2>&1'
         )
         status, out = self._sh(script, argv[0], f"{timeout_s:g}", *argv)
-        if status in (STATUS_MISSING, STATUS_TIMEOUT, 126):
+        if status in (STATUS_MISSING, STATUS_TIMEOUT, STATUS_BROKEN, 126):
             return None
         return out.decode("utf-8", errors="replace").strip() or None
 
@@ -215,10 +236,7 @@ class CommandSource:
             f"t start; sleep {window_s:g} 2>/dev/null || sleep 1\n"
             f"s after; g {words}\nt end"
         )
-        marker = "RTB" + secrets.token_hex(8)
-        script = f"m={marker}\n{_FUNCTIONS}\n{body}\nprintf '%s end\\n' \"$m\"\n"
-        _status, out = self._sh(script)
-        text = out.decode("utf-8", errors="replace")
+        text, marker = self._script(body)
         head, sep, rest = text.partition(f"{marker} + :after\n")
         before, _ = parse_batch(head, marker)
         after, complete = parse_batch(sep + rest, marker)
@@ -234,10 +252,10 @@ class CommandSource:
     # ---- identity and process facts -------------------------------------------------
 
     def uname(self) -> Uname:
-        status, out = self._sh("uname -s; uname -n; uname -r; uname -v; uname -m")
-        lines = out.decode("utf-8", errors="replace").split("\n") if status == 0 else []
-        fields = [(lines[i].strip() or None) if i < len(lines) else None for i in range(5)]
-        return Uname(*fields)
+        files, _complete = self._batch(
+            "".join(f"s {flag}; uname -{flag}\n" for flag in ("s", "n", "r", "v", "m"))
+        )
+        return Uname(*(files.get(f":{flag}") or None for flag in ("s", "n", "r", "v", "m")))
 
     def affinity(self) -> list[int] | None:
         status = self.read("/proc/self/status")
