@@ -151,7 +151,7 @@ class LocalSource:
         try:
             return sorted(os.sched_getaffinity(0))
         except OSError:
-            return None
+            return list(range(os.cpu_count() or 1))
 
     def process(self) -> ProcessFacts:
         caps = parse.parse_capabilities(self.read("/proc/self/status"))

@@ -103,12 +103,12 @@ def idle_states(source: Source, cpu: int) -> list[IdleState] | None:
         if entries is None:
             return None
         names = set(entries)
+    read = files.get if files else source.read
     states: list[IdleState] = []
     for name in sorted(
         (n for n in names if re.fullmatch(r"state\d+", n)), key=lambda n: int(n[5:])
     ):
         d = f"{base}/{name}"
-        read = files.get if files else source.read
         states.append(
             {
                 "name": read(f"{d}/name"),
