@@ -9,6 +9,7 @@ import gzip
 import json
 import os
 import shutil
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -349,6 +350,53 @@ def test_command_source_through_a_shell_that_splits_the_command_again(tmp_path: 
     assert sample is not None
     assert sample.window_s > 0
     assert sample.before["/proc/stat"] is not None
+
+
+# The applets a minimal guest (an initramfs around BusyBox) offers CommandSource.
+BUSYBOX_APPLETS = ("sh", "head", "cat", "ls", "test", "[", "uname", "date", "sleep", "timeout")
+
+
+def test_command_source_on_busybox_alone(tmp_path: Path) -> None:
+    busybox = shutil.which("busybox")
+    if busybox is None:
+        pytest.skip("busybox is not installed (scripts/bootstrap.sh installs it for tests)")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for applet in BUSYBOX_APPLETS:
+        (bin_dir / applet).symlink_to(busybox)
+
+    def run(argv: Sequence[str]) -> tuple[int, bytes]:
+        done = subprocess.run(
+            [str(bin_dir / argv[0]), *argv[1:]] if (bin_dir / argv[0]).exists() else argv,
+            env={"PATH": str(bin_dir)},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+        return done.returncode, done.stdout
+
+    source = system.CommandSource(run)
+    local = system.LocalSource()
+    for path in STABLE_FILES:
+        assert source.read(path) == local.read(path), path
+    assert source.uname() == local.uname()
+    assert source.affinity() == local.affinity()
+    facts = source.process()
+    assert (facts.euid, facts.cap_eff, facts.rlimit_memlock) == (
+        os.geteuid(),
+        local.process().cap_eff,
+        local.process().rlimit_memlock,
+    )
+    # Debian's BusyBox has no chrt: SCHED_FIFO cannot be tried, and the snapshot says so.
+    assert facts.sched_fifo is None
+    assert "chrt" in (facts.sched_fifo_error or "")
+    snap = system.snapshot(source=source)
+    assert snap["kernel"] == system.snapshot()["kernel"]
+    # BusyBox's date has no nanoseconds: the window is timed with /proc/uptime.
+    assert snap["load"]["window_s"] is not None
+    assert snap["load"]["window_s"] >= 0.05
+    assert snap["load"]["cpu_busy_pct"] is not None
 
 
 def test_command_source_missing_and_unreadable(

@@ -306,13 +306,15 @@ def _fifo_outcome(text: str | None) -> tuple[bool | None, str | None]:
 
 
 def _elapsed(start: str | None, end: str | None) -> float | None:
-    """Seconds between two `t` stamps: date's nanoseconds, else /proc/uptime (10 ms)."""
+    """Seconds between two `t` stamps (a line of `date +%s%N`, then /proc/uptime's):
+    date's nanoseconds where it has them, else the uptime (10 ms resolution)."""
     if start is None or end is None:
         return None
-    first, last = start.split(), end.split()
-    if first and last and all(len(s[0]) > 12 and s[0].isdigit() for s in (first, last)):
-        return (int(last[0]) - int(first[0])) / 1e9
+    first, last = start.strip().split("\n"), end.strip().split("\n")
+    ns = [lines[0].strip() for lines in (first, last)]
+    if len(first) == len(last) == 2 and all(len(n) > 12 and n.isdigit() for n in ns):
+        return (int(ns[1]) - int(ns[0])) / 1e9
     try:
-        return float(last[-1]) - float(first[-1])
+        return float(last[-1].split()[0]) - float(first[-1].split()[0])
     except (ValueError, IndexError):
         return None
