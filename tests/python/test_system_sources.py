@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -438,10 +439,22 @@ def test_a_dead_channel_gives_an_all_unknown_snapshot() -> None:
     assert "unknown" in system.render(snap, system.caveats(snap))
 
 
-def test_subprocess_runner_bounds_the_wait() -> None:
-    status, out = system.subprocess_runner(timeout_s=0.2)(["sleep", "30"])
+def test_subprocess_runner_bounds_the_wait_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    # the background sleep does not hold the output pipe: only killing the group ends it
+    script = f"sleep 30 >/dev/null & echo $! > {pid_file}; wait"
+    status, out = system.subprocess_runner(timeout_s=1.0)(["sh", "-c", script])
     assert (status, out) == (124, b"")
+    pid = int(pid_file.read_text())
+    for _ in range(100):  # the killed sleep is reaped by init: wait for that, boundedly
+        stat = Path(f"/proc/{pid}/stat")
+        if not stat.exists() or stat.read_text().split(") ")[1].startswith("Z"):
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the background sleep {pid} survived the timeout")
     assert system.subprocess_runner()(["rtbench-no-such-command"])[0] == 127
+    assert system.subprocess_runner()(["sh", "-c", "echo hi; exit 3"]) == (3, b"hi\n")
 
 
 def test_parse_batch() -> None:

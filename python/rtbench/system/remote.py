@@ -18,9 +18,12 @@ is how the core will be started.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import secrets
 import shlex
+import signal
 import subprocess
 from collections.abc import Callable, Sequence
 
@@ -126,7 +129,8 @@ def parse_batch(text: str, marker: str) -> tuple[dict[str, str | None], bool]:
 def subprocess_runner(
     prefix: Sequence[str] = (), timeout_s: float = 30.0, join: bool = False
 ) -> RunCommand:
-    """A RunCommand that runs `prefix + argv` here, killed after `timeout_s`.
+    """A RunCommand that runs `prefix + argv` here; after `timeout_s` (or on Ctrl-C) it
+    kills the command and everything it started (its own process group).
 
     With `join`, argv is passed as one shell-quoted string (what `ssh HOST --` needs,
     since the remote shell splits its command line again)."""
@@ -134,21 +138,32 @@ def subprocess_runner(
     def run(argv: Sequence[str]) -> tuple[int, bytes]:
         command = [*prefix, shlex.join(argv)] if join else [*prefix, *argv]
         try:
-            done = subprocess.run(
+            proc = subprocess.Popen(
                 command,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                timeout=timeout_s,
-                check=False,
+                start_new_session=True,
             )
-        except subprocess.TimeoutExpired:
-            return STATUS_TIMEOUT, b""
         except OSError:
             return STATUS_MISSING, b""
-        return done.returncode, done.stdout
+        try:
+            out, _ = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            return STATUS_TIMEOUT, b""
+        except BaseException:
+            _kill_group(proc)
+            raise
+        return proc.returncode, out
 
     return run
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()  # the whole group is gone, so the pipe is closed
 
 
 class CommandSource:
