@@ -132,7 +132,8 @@ class LocalSource:
         for pattern in patterns:
             for path in self._expand(pattern):
                 if path not in files:
-                    files[path] = self.read(path)
+                    # as CommandSource: only regular files are read (never a device)
+                    files[path] = self.read(path) if self._path(path).is_file() else None
         return files
 
     def sample(self, patterns: Sequence[str], window_s: float) -> Sample | None:
