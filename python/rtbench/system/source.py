@@ -92,9 +92,10 @@ class Source(Protocol):
         ...
 
     def run(self, argv: Sequence[str], timeout_s: float = 1.0) -> str | None:
-        """Output of a short command on the target (stdout, else stderr, stripped);
-        None when it is missing, cannot start or runs out of time. A non-zero exit
-        status alone does not make it None (`systemd-detect-virt` exits 1 on metal)."""
+        """Output of a short command on the target, stripped (stdout, else stderr; a
+        remote source may return the two together); None when it is missing, cannot
+        start or runs out of time. A non-zero exit status alone does not make it None
+        (`systemd-detect-virt` exits 1 on bare metal)."""
         ...
 
     def read_many(self, patterns: Sequence[str]) -> dict[str, str | None] | None:
