@@ -254,6 +254,15 @@ def test_a_musl_core_runs_scenarios_here_and_its_results_say_musl(
         # musl has no priority-ceiling mutexes: the port does not claim them
         assert "mutex_ceiling" not in meta["caps"]
     assert {s["status"] for s in doc["scenarios"]} == {"ok"}
+    outcomes = {
+        r["check"]: r["outcome"]
+        for s in doc["scenarios"]
+        for r in s["records"]
+        if r["type"] == "verdict"
+    }
+    assert outcomes["release_order"] == "pass"
+    assert outcomes["priority_inheritance"] == "pass"
+    assert outcomes["priority_ceiling"] == "unsupported"  # said, not faked
     shown = run_cli("show", str(out))
     assert shown.returncode == 0, shown.stderr
     assert "core: static " in shown.stdout and ", musl" in shown.stdout
