@@ -19,6 +19,7 @@ from conftest import RunCli
 from rtbench import build, elf, records
 from rtbench.errors import BuildError, UsageError
 from rtbench.paths import ROOT
+from rtbench.report.common import core_build
 
 X86_64 = platform.machine() == "x86_64"
 # architecture -> (cross compiler, QEMU user-mode emulator)
@@ -266,3 +267,27 @@ def test_a_musl_core_runs_scenarios_here_and_its_results_say_musl(
     shown = run_cli("show", str(out))
     assert shown.returncode == 0, shown.stderr
     assert "core: static " in shown.stdout and ", musl" in shown.stdout
+
+
+@pytest.mark.parametrize(
+    ("build_facts", "line"),
+    [
+        (
+            {"compiler": "gcc 12.2.0", "arch": "aarch64", "libc": "glibc 2.36", "static": True},
+            "static aarch64, gcc 12.2.0, glibc 2.36",
+        ),
+        (
+            {"compiler": "gcc 12.2.0", "arch": "x86_64", "libc": "musl", "static": False},
+            "dynamic x86_64, gcc 12.2.0, musl",
+        ),
+        # a core from before the build facts: only what it said
+        ({"compiler": "12.2.0", "type": "Release", "flags": "-O3"}, "12.2.0"),
+        ({}, None),
+    ],
+)
+def test_the_core_line_says_only_what_the_meta_record_says(
+    build_facts: dict[str, Any], line: str | None
+) -> None:
+    assert core_build({"build": build_facts}) == line
+    assert core_build({}) is None
+    assert core_build(None) is None
