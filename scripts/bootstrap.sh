@@ -33,6 +33,10 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v clang-14 >/dev/null 2>&1; then
 		missing="$missing clang-14 libclang-rt-14-dev"
 	fi
+	# The system tests read this machine through BusyBox alone, as in a minimal guest.
+	if [ "$want" = dev ] && ! command -v busybox >/dev/null 2>&1; then
+		missing="$missing busybox-static"
+	fi
 	# The browser tests open the HTML report in headless Chromium.
 	if [ "$want" = dev ] && ! command -v chromium >/dev/null 2>&1; then
 		missing="$missing chromium"

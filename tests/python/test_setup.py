@@ -124,7 +124,10 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
     missing (the browser tests need them); the runtime set never does."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("python3", "cmake", "cc", "make", "clang-format", "clang-14", "cat", "dirname"):
+    for tool in (
+        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *("cat", "dirname"),
+    ):
         (bin_dir / tool).symlink_to("/bin/true")
     for tool in CROSS_TOOLS:
         (bin_dir / tool).symlink_to("/bin/true")
@@ -159,7 +162,10 @@ def test_bootstrap_wants_the_target_toolchains_for_the_tests_only(tmp_path: Path
     on another host (HOSTTYPE) the x86-64-only cross packages are not named."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("python3", "cmake", "cc", "make", "clang-format", "clang-14", "cat", "dirname"):
+    for tool in (
+        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *("cat", "dirname"),
+    ):
         (bin_dir / tool).symlink_to("/bin/true")
     for tool in ("chromium", "chromedriver"):
         (bin_dir / tool).symlink_to("/bin/true")
