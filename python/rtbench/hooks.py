@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Run hooks: things that run beside the measurement (a background load, a
-tracer) and take part in every unit of a run.
+"""Run hooks: things that happen around every scenario of a run.
 
-`runner.Run(..., hooks=(...))` calls `start` once after the host settings are
-applied and before the first unit, `before_unit` / `after_unit` around every
-unit (`before_unit` may add core arguments, `after_unit` may add to the
-outcome), and `stop` on every exit path. `describe()` is stored in
-results.json as `run.conditions[key]`.
+A background load, a kernel trace or any other condition of a run is a `RunHook`.
+The runner calls `start` once, after the target's settings are applied and before
+the first unit; `before_unit` and `after_unit` around every unit (after_unit may
+return the outcome with more in it, such as an explanation of its worst samples);
+and `stop` on every exit path, Ctrl-C included. What `describe` returns is stored
+in results.json as `run.conditions[key]`, so every report can say under which
+conditions the figures were measured.
 """
 
 from __future__ import annotations
@@ -14,35 +15,47 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from rtbench.catalog import CoreScenario
-from rtbench.results import ScenarioOutcome
+if TYPE_CHECKING:
+    from rtbench.catalog import CoreScenario
+    from rtbench.results import ScenarioOutcome
+    from rtbench.targets.base import Target
 
 
 @dataclass(frozen=True)
 class HookContext:
-    """What a hook is told when the run starts."""
+    """What a hook may know about the run it belongs to."""
 
-    cpu: int  # measurement CPU
-    out_dir: Path  # the results directory
+    cpu: int
+    out_dir: Path
     profile: str
-    target: Any  # the target under test (rtbench.targets.base.Target)
+    target: Target
     warn: Callable[[str], None]
     info: Callable[[str], None]
 
 
 class RunHook(Protocol):
-    """One participant of a run; see the module text for when each call comes."""
+    """One condition of a run, started and stopped by the runner."""
 
-    key: str  # its entry in results.json run.conditions
+    key: str
 
-    def start(self, ctx: HookContext) -> None: ...
+    def start(self, ctx: HookContext) -> None:
+        """Once, before the first unit. Raise RtbenchError to refuse the run."""
+        ...
 
-    def before_unit(self, unit: CoreScenario) -> list[str]: ...
+    def before_unit(self, unit: CoreScenario) -> list[str]:
+        """Just before `unit` starts; returns extra core arguments (usually none)."""
+        ...
 
-    def after_unit(self, unit: CoreScenario, outcome: ScenarioOutcome) -> ScenarioOutcome: ...
+    def after_unit(self, unit: CoreScenario, outcome: ScenarioOutcome) -> ScenarioOutcome:
+        """Just after `unit` ended, whatever its status; returns the outcome to store."""
+        ...
 
-    def stop(self) -> None: ...
+    def stop(self) -> None:
+        """On every exit path; idempotent; never raises."""
+        ...
 
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> dict[str, Any]:
+        """JSON data stored as `run.conditions[key]`."""
+        ...

@@ -45,8 +45,10 @@ STATUSES = (
     "crashed",
     "interrupted",
     "not_implemented",
+    "lost",
 )
-FAILED_STATUSES = ("error", "timeout", "crashed")
+# `lost`: the target itself went away (guest ended, connection dropped) during the unit.
+FAILED_STATUSES = ("error", "timeout", "crashed", "lost")
 
 Json = dict[str, Any]
 
@@ -217,8 +219,10 @@ class RunInfo:
     core: Mapping[str, Any]
     # Imported results only: the tool and file the figures come from.
     source: Mapping[str, Any] | None = None
-    # What ran beside the measurement, by hook key (e.g. "load"); {} when nothing.
-    conditions: Mapping[str, Any] = field(default_factory=dict)
+    # The machine measured (Target.describe()) and the conditions of the run
+    # (background load, tracing, ...: RunHook.describe() by key).
+    target_info: Mapping[str, Any] | None = None
+    conditions: Mapping[str, Any] | None = None
 
     @property
     def imported(self) -> bool:
@@ -243,7 +247,9 @@ class RunInfo:
         }
         if self.source is not None:
             data["source"] = dict(self.source)
-        if self.conditions:
+        if self.target_info is not None:
+            data["target_info"] = dict(self.target_info)
+        if self.conditions is not None:
             data["conditions"] = dict(self.conditions)
         return data
 
@@ -265,7 +271,8 @@ class RunInfo:
             options=dict(data["options"]),
             core=dict(data["core"]),
             source=None if data.get("source") is None else dict(data["source"]),
-            conditions=dict(data.get("conditions") or {}),
+            target_info=None if data.get("target_info") is None else dict(data["target_info"]),
+            conditions=None if data.get("conditions") is None else dict(data["conditions"]),
         )
 
 

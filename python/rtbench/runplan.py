@@ -105,17 +105,42 @@ def _one_unit_doc(outcome: ScenarioOutcome) -> Any:
     return _Doc()
 
 
+def precheck(args: argparse.Namespace, kinds: Sequence[str]) -> None:
+    """What can be checked before any target is opened: the expressions, the
+    duration, the load kinds and tools, and what a remote target cannot do yet."""
+    requirements.gather(args.require, args.require_file)
+    if args.duration is not None:
+        measure.parse_duration(args.duration)
+    if args.load is not None:
+        load.check_tools(load.parse_kinds(args.load), load.Tools.find())
+    remote = [k for k in kinds if k != "local"]
+    if remote and args.load is not None:
+        raise UsageError(
+            f"--load runs its tools on this machine, so it works with the local target "
+            f"only, not {remote[0]}."
+        )
+    if remote and args.cpus is not None and args.cpus.strip() == "all":
+        raise UsageError(
+            f"--cpus all needs the local target; name the CPUs of a {remote[0]} target "
+            "(--cpus 0-3)."
+        )
+
+
 def prepare(
     args: argparse.Namespace,
     core_catalog: Sequence[CoreScenario],
     selection: Selection,
     cpu: int,
+    kind: str = "local",
 ) -> Plan:
     """Check every option of this module before the run; UsageError otherwise."""
     usable = tuple(system.usable_cpus())
     cpus: tuple[int, ...] = ()
-    if args.cpus is not None:
+    if args.cpus is not None and kind == "local":
         cpus = measure.parse_cpus(args.cpus, usable)
+    elif args.cpus is not None:
+        # another machine's CPUs: the core refuses one it does not have
+        cpus = measure.parse_cpus(args.cpus, range(measure.CPU_MASK_BITS))
     duration = None if args.duration is None else measure.parse_duration(args.duration)
     reqs = requirements.gather(args.require, args.require_file)
     known: dict[str, list[str]] = {}

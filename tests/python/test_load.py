@@ -22,6 +22,7 @@ from rtbench import build, load
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.hooks import HookContext
 from rtbench.paths import ROOT
+from rtbench.targets.local import LocalTarget
 
 TOOLS = load.Tools.find()
 needs_tools = pytest.mark.skipif(
@@ -78,7 +79,7 @@ def test_plan_places_the_load_off_the_measured_cpus(tmp_path: Path) -> None:
 
 
 def _ctx(tmp_path: Path, said: list[str]) -> HookContext:
-    return HookContext(1, tmp_path, "quick", None, said.append, said.append)
+    return HookContext(1, tmp_path, "quick", LocalTarget(), said.append, said.append)
 
 
 @needs_tools

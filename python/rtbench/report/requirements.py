@@ -105,7 +105,7 @@ def conditions_line(doc: Any) -> str | None:
     """`under load: ...; per-CPU threads on CPUs 0,1; 60 s per timer/noise scenario`,
     or None for a run with none of these."""
     bits = []
-    under = load.summary(dict(doc.run.conditions))
+    under = load.summary(dict(doc.run.conditions or {}))
     if under:
         bits.append(under)
     options = doc.run.options
