@@ -44,6 +44,7 @@ KINDS = ("sched", "memory", "io", "network")
 KEY = "load"
 START_CHECK_S = 0.5  # a tool that exits this soon did not start
 STOP_GRACE_S = 3.0
+GROUP_GONE_S = 5.0  # the longest wait for killed workers to be reaped
 HACKBENCH_LOOPS = 1_000_000_000  # runs until stopped
 HACKBENCH_GROUPS = 2
 HACKBENCH_FDS = 10
@@ -265,6 +266,13 @@ class LoadHook:
                 assert job.proc is not None
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     job.proc.wait(5.0)
+            # the workers the leader did not reap are reparented and reaped by
+            # the system; wait (bounded) until every group is empty
+            until = time.monotonic() + GROUP_GONE_S
+            while time.monotonic() < until and any(_group_alive(j) for j in running):
+                for job in running:
+                    _signal_group(job, signal.SIGKILL)
+                time.sleep(0.05)
             for job in self._jobs:
                 if job.log is not None:
                     job.log.close()
@@ -311,6 +319,18 @@ class LoadHook:
         if "network" in self.kinds:
             out["network"] = f"stress-ng sock: {n} loopback pairs"
         return out
+
+
+def _group_alive(job: _Job) -> bool:
+    if job.proc is None:
+        return False
+    try:
+        os.killpg(job.proc.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _signal_group(job: _Job, signo: int) -> None:
