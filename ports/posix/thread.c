@@ -118,12 +118,13 @@ int rtb_port_thread_create(struct rtb_thread **out, const struct rtb_thread_attr
 		stack = (size_t)PTHREAD_STACK_MIN;
 	pthread_attr_init(&pa);
 	pthread_attr_setstacksize(&pa, stack);
-	if (posix_pin_attr(&pa, attr->on_cpu ? attr->cpu : posix.cpu) != 0) {
+	int pin = posix_pin_attr(&pa, attr->on_cpu ? attr->cpu : posix.cpu);
+	if (pin != 0) {
 		pthread_attr_destroy(&pa);
 		sem_destroy(&t->gate);
 		sem_destroy(&t->suspend);
 		free(t);
-		return RTB_E_INVALID;
+		return pin == ENOTSUP ? RTB_E_UNSUPPORTED : RTB_E_INVALID;
 	}
 	pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
 	if (posix.realtime) {
