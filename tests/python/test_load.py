@@ -19,10 +19,12 @@ import pytest
 
 from conftest import RunCli
 from rtbench import build, load
+from rtbench.compare.model import configuration_warnings, load_systems
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.hooks import HookContext
 from rtbench.paths import ROOT
 from rtbench.targets.local import LocalTarget
+from synth import write_result
 
 TOOLS = load.Tools.find()
 needs_tools = pytest.mark.skipif(
@@ -181,3 +183,22 @@ def test_loaded_p99_is_higher(run_cli: RunCli, tmp_path: Path) -> None:
             f"{l50:.0f} and {q50:.0f} ns): this host's own noise dominates"
         )
     assert l99 > q99
+
+
+def test_compare_names_a_load_difference(tmp_path: Path) -> None:
+    """compare of a loaded and an unloaded run says so first; two unloaded runs
+    (the control) have no such line."""
+    values: dict[tuple[str, str, str | None], list[int]] = {
+        ("timer.periodic.latency", "latency", None): [1000, 1100, 1200]
+    }
+    loaded = {"kinds": ["sched"], "cpus": [0], "on_measurement_cpu": False,
+              "tools": [{"tool": "hackbench"}]}  # fmt: skip
+    write_result(tmp_path / "quiet", values)
+    write_result(tmp_path / "quiet2", values)
+    write_result(tmp_path / "loaded", values, run={"conditions": {"load": loaded}})
+    warned = configuration_warnings(load_systems([tmp_path / "quiet", tmp_path / "loaded"]))
+    assert any(
+        w.startswith("load differs: A none, B under load: sched (hackbench)") for w in warned
+    )
+    same = configuration_warnings(load_systems([tmp_path / "quiet", tmp_path / "quiet2"]))
+    assert not any(w.startswith("load differs") for w in same)
