@@ -14,7 +14,7 @@
  *                  `#rtb data <text>` part of a reply (file bytes, a name, output)
  *                  `#rtb done` / `#rtb fail <errno> <text>`  end of a reply
  *   host -> agent  `#rtb hello`, `#rtb run <arg>...`, `#rtb term`, `#rtb kill`,
- *                  `#rtb read <path>`, `#rtb list <path>`,
+ *                  `#rtb read <path>`, `#rtb list <path>`, `#rtb stat <path>`,
  *                  `#rtb exec <timeout_ms> <arg>...`, `#rtb off`
  *
  * <text>, <path> and <arg> are percent-encoded: every byte outside '!'..'~',
@@ -404,6 +404,12 @@ static void handle_request(char *line)
 		read_file(f[1]);
 	} else if (strcmp(f[0], "list") == 0 && n == 2) {
 		list_dir(f[1]);
+	} else if (strcmp(f[0], "stat") == 0 && n == 2) {
+		struct stat st;
+		if (stat(f[1], &st) == 0)
+			put_str("#rtb done\n");
+		else
+			put_fail(errno, f[1]);
 	} else if (strcmp(f[0], "off") == 0) {
 		power_off();
 	} else {
