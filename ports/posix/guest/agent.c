@@ -12,6 +12,8 @@
  *                  `#rtb err <text>`  one line the core wrote on its error stream
  *                  `#rtb exit <n>`    the core ended: status n, or -signal
  *                  `#rtb data <text>` part of a reply (file bytes, a name, output)
+ *                  (a command's reply ends with `#rtb exit <n>`, 124 when it
+ *                  ran out of time and was killed)
  *                  `#rtb done` / `#rtb fail <errno> <text>`  end of a reply
  *   host -> agent  `#rtb hello`, `#rtb run <arg>...`, `#rtb term`, `#rtb kill`,
  *                  `#rtb read <path>`, `#rtb list <path>`, `#rtb stat <path>`,
@@ -188,6 +190,7 @@ static struct {
 	struct stream out, err;
 	struct timespec deadline; /* commands only */
 	int has_deadline;
+	int timed_out;
 } child = {.pid = -1, .out = {.fd = -1}, .err = {.fd = -1}};
 
 static void monotonic_after_ms(struct timespec *t, long ms)
@@ -256,25 +259,23 @@ static void start_child(char **argv, int is_run, long timeout_ms)
 	child.err.fd = err[0];
 	child.err.used = 0;
 	child.has_deadline = timeout_ms > 0;
+	child.timed_out = 0;
 	if (child.has_deadline)
 		monotonic_after_ms(&child.deadline, timeout_ms);
 }
 
-static void emit_line(struct stream *s, int is_err, const char *buf, size_t len)
+static void emit_line(int is_err, const char *buf, size_t len)
 {
 	if (is_err) {
 		put_chunks("err", buf, len);
-	} else if (child.is_run) {
+	} else {
 		write_all(buf, len);
 		write_all("\n", 1);
-	} else {
-		put_chunks("data", buf, len);
-		put_chunks("data", "\n", 1);
 	}
-	(void)s;
 }
 
-/* Reads what a child wrote; forwards whole lines. Returns 0 at end of file. */
+/* Reads what a child wrote; forwards whole lines of a core run, the bytes of a
+ * command's output. Returns 0 at end of file. */
 static int pump(struct stream *s, int is_err)
 {
 	ssize_t n = read(s->fd, s->buf + s->used, LINE_MAX_BYTES - s->used);
@@ -282,22 +283,26 @@ static int pump(struct stream *s, int is_err)
 		return 1;
 	if (n <= 0) {
 		if (s->used > 0)
-			emit_line(s, is_err, s->buf, s->used);
+			emit_line(is_err, s->buf, s->used);
 		s->used = 0;
 		close(s->fd);
 		s->fd = -1;
 		return 0;
 	}
+	if (!is_err && !child.is_run) {
+		put_chunks("data", s->buf, (size_t)n); /* a command's output: bytes as they are */
+		return 1;
+	}
 	s->used += (size_t)n;
 	size_t start = 0;
 	for (size_t i = s->used - (size_t)n; i < s->used; i++) {
 		if (s->buf[i] == '\n') {
-			emit_line(s, is_err, s->buf + start, i - start);
+			emit_line(is_err, s->buf + start, i - start);
 			start = i + 1;
 		}
 	}
 	if (start == 0 && s->used == LINE_MAX_BYTES) {
-		emit_line(s, is_err, s->buf, s->used); /* an overlong line: passed on cut */
+		emit_line(is_err, s->buf, s->used); /* an overlong line: passed on cut */
 		s->used = 0;
 	} else if (start > 0) {
 		memmove(s->buf, s->buf + start, s->used - start);
@@ -315,6 +320,8 @@ static void reap_child(void)
 	if (got != child.pid)
 		return;
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+	if (child.timed_out)
+		code = 124; /* as timeout(1) says it */
 	char line[48];
 	snprintf(line, sizeof(line), "#rtb exit %d\n", code);
 	put_str(line);
@@ -530,6 +537,7 @@ int main(void)
 		if (child.pid > 0 && child.has_deadline && past(&child.deadline)) {
 			signal_child(SIGKILL);
 			child.has_deadline = 0;
+			child.timed_out = 1;
 		}
 		reap_child();
 	}

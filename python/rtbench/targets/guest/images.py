@@ -25,12 +25,17 @@ from pathlib import Path
 from rtbench import build
 from rtbench.errors import BuildError, UsageError
 from rtbench.paths import ROOT
-from rtbench.targets.guest import initramfs, kernels
+from rtbench.targets.guest import debian, initramfs
 
 GUEST_CORE_ENV = "RTBENCH_GUEST_CORE"
 AGENT_SOURCE = Path("ports") / "posix" / "guest" / "agent.c"
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _ELF_MAGIC = b"\x7fELF"
+# busybox applets linked in /bin: what the system probes may run on a target
+APPLETS = (
+    "sh", "cat", "ls", "test", "[", "uname", "date", "sleep", "printf", "echo", "chrt",
+    "timeout", "taskset", "grep", "head", "tail", "ps", "dmesg", "mount", "id", "true",
+)
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ def build_agent(guest: Guest, say: Callable[[str], None]) -> Path:
     """The static guest agent for the guest's architecture (cached by source hash)."""
     source = ROOT / AGENT_SOURCE
     text = source.read_bytes()
-    out = kernels.cache_dir() / "agents" / f"agent-{guest.machine}-{_digest(text)}"
+    out = debian.cache_dir() / "agents" / f"agent-{guest.machine}-{_digest(text)}"
     if out.is_file():
         return out
     if shutil.which(guest.cross_cc) is None:
@@ -183,11 +188,24 @@ def guest_core(guest: Guest, say: Callable[[str], None]) -> Path:
     return build.ensure_core(ROOT, say, arch=guest.machine, libc="glibc", static=True)  # type: ignore[call-arg,unused-ignore]
 
 
-def build_initramfs(guest: Guest, agent: Path, core: Path) -> Path:
-    """The gzip newc initramfs with the agent as /init and the core (cached)."""
+def busybox(guest: Guest, say: Callable[[str], None]) -> Path:
+    """Debian's static busybox for the guest's architecture: the shell and the small
+    tools the system probes run on the target (sh, cat, ls, uname, ...)."""
+    folder = debian.ensure_package("busybox-static", guest.deb_arch, say)
+    binary = folder / "bin" / "busybox"
+    if not binary.is_file():
+        raise BuildError("Debian's busybox-static package holds no /bin/busybox.")
+    return binary
+
+
+def build_initramfs(guest: Guest, agent: Path, core: Path, shell: Path) -> Path:
+    """The gzip newc initramfs: the agent as /init, the core, busybox and its applets
+    in /bin (cached by the hash of what it holds)."""
     agent_bytes = agent.read_bytes()
     core_bytes = core.read_bytes()
-    out = kernels.cache_dir() / "initramfs" / f"{guest.machine}-{_digest(agent_bytes, core_bytes)}.gz"
+    shell_bytes = shell.read_bytes()
+    digest = _digest(agent_bytes, core_bytes, shell_bytes, " ".join(APPLETS).encode())
+    out = debian.cache_dir() / "initramfs" / f"{guest.machine}-{digest}.gz"
     if out.is_file():
         return out
     entries = [
@@ -200,6 +218,9 @@ def build_initramfs(guest: Guest, agent: Path, core: Path) -> Path:
         initramfs.directory("root", 0o700),
         initramfs.regular("init", agent_bytes),
         initramfs.regular("rtbench-core", core_bytes),
+        initramfs.directory("bin"),
+        initramfs.regular("bin/busybox", shell_bytes),
+        *(initramfs.symlink(f"bin/{name}", "busybox") for name in APPLETS),
     ]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

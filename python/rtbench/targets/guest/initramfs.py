@@ -39,6 +39,10 @@ def regular(name: str, data: bytes, perm: int = 0o755) -> Entry:
     return Entry(name, stat.S_IFREG | perm, data)
 
 
+def symlink(name: str, target: str) -> Entry:
+    return Entry(name, stat.S_IFLNK | 0o777, target.encode())
+
+
 def char_device(name: str, major: int, minor: int, perm: int = 0o600) -> Entry:
     return Entry(name, stat.S_IFCHR | perm, rdev_major=major, rdev_minor=minor)
 
@@ -75,8 +79,8 @@ def cpio(entries: list[Entry]) -> bytes:
     for ino, entry in enumerate(entries, start=1):
         if entry.name.startswith("/") or not entry.name:
             raise ValueError(f"archive names are relative and non-empty: {entry.name!r}")
-        if entry.data and not stat.S_ISREG(entry.mode):
-            raise ValueError(f"only regular files have data: {entry.name}")
+        if entry.data and not (stat.S_ISREG(entry.mode) or stat.S_ISLNK(entry.mode)):
+            raise ValueError(f"only files and symbolic links have data: {entry.name}")
         out.write(_header(entry, ino))
         out.write(entry.data)
         out.write(_pad(len(entry.data)))

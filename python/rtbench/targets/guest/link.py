@@ -31,6 +31,7 @@ PREFIX = b"#rtb "
 PROTOCOL_VERSION = 1
 REQUEST_TIMEOUT_S = 20.0
 KILL_ANSWER_S = 5.0
+COMMAND_TIMEOUT_S = 30.0
 _STDERR_TAIL_BYTES = 8192
 _SAFE = frozenset(range(0x21, 0x7F)) - {ord("%")}
 
@@ -347,6 +348,19 @@ class LinkSource:
     def exists(self, path: str) -> bool:
         events = self._link.reply(request_line("stat", path))
         return events[-1].kind == "done"
+
+    def command(self, argv: Sequence[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tuple[int, bytes]:
+        """Run a command on the target: (exit status, standard output). 127: missing,
+        124: out of time (as a shell and timeout(1) say them)."""
+        timeout_ms = str(max(int(timeout_s * 1000), 1))
+        events = self._link.reply(
+            request_line("exec", timeout_ms, *argv), timeout_s=timeout_s + REQUEST_TIMEOUT_S
+        )
+        last = events[-1]
+        code = last.code if last.kind == "exit" else 127
+        if code < 0:
+            code = 128 - code  # killed by a signal, as a shell reports it
+        return code, b"".join(e.data for e in events if e.kind == "data")
 
     def run(self, argv: Sequence[str], timeout_s: float = 1.0) -> str | None:
         """The output of a short command on the target, or None (missing, failed, too slow)."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Debian kernels for QEMU guests: resolved, downloaded, verified and unpacked.
+"""Debian packages for QEMU guests (kernels, busybox): resolved, downloaded, verified, unpacked.
 
 A guest names a Debian kernel meta-package (`linux-image-rt-amd64`, ...). Its
 current dependency (the versioned image package, `linux-image-6.1.0-N-rt-amd64`)
@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -44,6 +45,7 @@ DEFAULT_SUITE = "bookworm"
 KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")
 HTTP_TIMEOUT_S = 60.0
 _CHUNK = 1 << 16
+INDEX_MAX_AGE_S = 24 * 3600.0
 
 
 class KernelError(RtbenchError):
@@ -249,60 +251,101 @@ def _from_record(path: Path, root: Path) -> Kernel | None:
     return kernel if kernel.image.is_file() else None
 
 
+def _index(mirror: str, suite: str, arch: str, base: Path, say: Callable[[str], None]) -> str:
+    """The verified Packages index of `arch` (kept for a day in the cache)."""
+    folder = base / "index" / suite / arch
+    folder.mkdir(parents=True, exist_ok=True)
+    kept = folder / "Packages"
+    source = folder / "source"
+    fresh = kept.is_file() and time.time() - kept.stat().st_mtime < INDEX_MAX_AGE_S
+    if fresh and source.is_file() and source.read_text() == mirror:
+        return kept.read_text(encoding="utf-8", errors="replace")
+    say(f"Reading the Debian {suite} index for {arch} from {mirror}...")
+    with tempfile.TemporaryDirectory(dir=base, prefix=".index-") as tmp_name:
+        tmp = Path(tmp_name)
+        signed = tmp / "InRelease"
+        _download(f"{mirror}/dists/{suite}/InRelease", signed, "the suite's InRelease")
+        release = _verified_release(signed, KEYRING)
+        index_name = f"main/binary-{arch}/Packages.xz"
+        sha, _size = _index_entry(release, index_name)
+        packed = tmp / "Packages.xz"
+        _download(f"{mirror}/dists/{suite}/{index_name}", packed, f"the {arch} index")
+        if _sha256(packed) != sha:
+            raise KernelError(f"The {arch} package index does not match its signed hash.")
+        text = lzma.decompress(packed.read_bytes()).decode("utf-8", errors="replace")
+    tmp_kept = kept.with_name("Packages.tmp")
+    tmp_kept.write_text(text, encoding="utf-8")
+    tmp_kept.replace(kept)
+    source.write_text(mirror)
+    return text
+
+
+def _unpacked(stanza: dict[str, str], mirror: str, base: Path, say: Callable[[str], None]) -> Path:
+    """The package of an index stanza, downloaded, checked and unpacked (cached)."""
+    folder = base / "packages" / f"{stanza['Package']}_{stanza['Version']}_{stanza.get('Architecture', '')}"
+    if (folder / ".complete").is_file():
+        return folder
+    if shutil.which("dpkg-deb") is None:
+        raise KernelError("dpkg-deb is not installed; install dpkg.")
+    say(f"Downloading {stanza['Package']} {stanza['Version']}...")
+    with tempfile.TemporaryDirectory(dir=base, prefix=".fetch-") as tmp_name:
+        tmp = Path(tmp_name)
+        deb = tmp / "package.deb"
+        _download(f"{mirror}/{stanza['Filename']}", deb, stanza["Package"])
+        if _sha256(deb) != stanza.get("SHA256"):
+            raise KernelError(f"{stanza['Package']} does not match its indexed SHA-256.")
+        unpack = tmp / "unpacked"
+        done = subprocess.run(
+            ["dpkg-deb", "-x", str(deb), str(unpack)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise KernelError(f"dpkg-deb could not unpack {stanza['Package']}.")
+        # A guest boots without modules: what rtbench uses is /boot and /bin.
+        for entry in unpack.iterdir():
+            if entry.name not in ("boot", "bin"):
+                shutil.rmtree(entry, ignore_errors=True)
+        (unpack / ".complete").write_text(stanza["SHA256"] + "\n")
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        unpack.rename(folder)
+    return folder
+
+
+def ensure_package(package: str, arch: str, say: Callable[[str], None]) -> Path:
+    """The unpacked current version of a Debian package (busybox-static, ...)."""
+    base = cache_dir()
+    with _locked(base):
+        mirror, suite = mirror_and_suite()
+        stanzas_found = [s for s in stanzas(_index(mirror, suite, arch, base, say)) if s.get("Package") == package]
+        if not stanzas_found:
+            raise KernelError(f"The Debian {suite} index for {arch} has no package {package}.")
+        newest = max(stanzas_found, key=lambda s: _version_key(s.get("Version", "")))
+        return _unpacked(newest, mirror, base, say)
+
+
 def ensure_kernel(meta_package: str, arch: str, say: Callable[[str], None]) -> Kernel:
-    """The unpacked current kernel of `meta_package` for Debian architecture `arch`."""
+    """The unpacked current kernel of `meta_package` for Debian architecture `arch`.
+    Once fetched, the same kernel is used without the network."""
     base = cache_dir()
     chosen = base / "kernels" / f"{meta_package}_{arch}.json"
     with _locked(base):
         kernel = _from_record(chosen, base)
         if kernel is not None:
             return kernel
-        if shutil.which("dpkg-deb") is None:
-            raise KernelError("dpkg-deb is not installed; install dpkg.")
         mirror, suite = mirror_and_suite()
         say(f"Fetching the {meta_package} kernel ({arch}) from {mirror} {suite}...")
-        with tempfile.TemporaryDirectory(dir=base, prefix=".fetch-") as tmp_name:
-            tmp = Path(tmp_name)
-            signed = tmp / "InRelease"
-            _download(f"{mirror}/dists/{suite}/InRelease", signed, "the suite's InRelease")
-            release = _verified_release(signed, KEYRING)
-            index_name = f"main/binary-{arch}/Packages.xz"
-            sha, _size = _index_entry(release, index_name)
-            packed = tmp / "Packages.xz"
-            _download(f"{mirror}/dists/{suite}/{index_name}", packed, f"the {arch} index")
-            if _sha256(packed) != sha:
-                raise KernelError(f"The {arch} package index does not match its signed hash.")
-            index = lzma.decompress(packed.read_bytes()).decode("utf-8", errors="replace")
-            stanza = resolve(index, meta_package)
-            deb = tmp / "kernel.deb"
-            say(f"Downloading {stanza['Package']} {stanza['Version']}...")
-            _download(f"{mirror}/{stanza['Filename']}", deb, stanza["Package"])
-            if _sha256(deb) != stanza.get("SHA256"):
-                raise KernelError(f"{stanza['Package']} does not match its indexed SHA-256.")
-            folder = base / "kernels" / f"{stanza['Package']}_{stanza['Version']}"
-            unpack = tmp / "unpacked"
-            done = subprocess.run(
-                ["dpkg-deb", "-x", str(deb), str(unpack)],
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=300,
-                check=False,
-            )
-            if done.returncode != 0:
-                raise KernelError(f"dpkg-deb could not unpack {stanza['Package']}.")
-            images = sorted((unpack / "boot").glob("vmlinuz-*"))
-            if not images:
-                raise KernelError(f"{stanza['Package']} holds no /boot/vmlinuz-* image.")
-            kernel_release = images[0].name.removeprefix("vmlinuz-")
-            # The guest boots without modules: keep /boot (image, config, System.map).
-            for entry in unpack.iterdir():
-                if entry.name != "boot":
-                    shutil.rmtree(entry, ignore_errors=True)
-            if folder.exists():
-                shutil.rmtree(folder)
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            unpack.rename(folder)
+        stanza = resolve(_index(mirror, suite, arch, base, say), meta_package)
+        folder = _unpacked(stanza, mirror, base, say)
+        images = sorted((folder / "boot").glob("vmlinuz-*"))
+        if not images:
+            raise KernelError(f"{stanza['Package']} holds no /boot/vmlinuz-* image.")
+        kernel_release = images[0].name.removeprefix("vmlinuz-")
         config = folder / "boot" / f"config-{kernel_release}"
         record = {
             "package": stanza["Package"],
@@ -310,12 +353,13 @@ def ensure_kernel(meta_package: str, arch: str, say: Callable[[str], None]) -> K
             "meta_package": meta_package,
             "arch": arch,
             "release": kernel_release,
-            "image": str((folder / "boot" / f"vmlinuz-{kernel_release}").relative_to(base)),
+            "image": str(images[0].relative_to(base)),
             "config": str(config.relative_to(base)) if config.is_file() else None,
             "sha256": stanza["SHA256"],
             "mirror": mirror,
             "suite": suite,
         }
+        chosen.parent.mkdir(parents=True, exist_ok=True)
         chosen.write_text(json.dumps(record, indent=1) + "\n")
         kernel = _from_record(chosen, base)
         assert kernel is not None
