@@ -45,14 +45,15 @@ KINDS: dict[str, Kind] = {
     ),
 }
 
+
 def _qemu_ready() -> str | None:
-    from rtbench.targets import qemu
+    from rtbench.targets import qemu  # noqa: PLC0415 (QEMU's modules load only when used)
 
     return qemu.ready()
 
 
 def _qemu_make(spec: str, libc: str) -> Target:
-    from rtbench.targets.qemu import QemuTarget
+    from rtbench.targets.qemu import QemuTarget  # noqa: PLC0415
 
     return QemuTarget(spec, libc=libc)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,7 +120,7 @@ class QemuTransport:
         self._target = target
         self.name = target.spec
 
-    def start(self, args: list[str] | tuple[str, ...]) -> LinkStream:
+    def start(self, args: Sequence[str]) -> LinkStream:
         machine = self._target.machine
         if machine is None or machine.link is None or machine.link.closed is not None:
             raise TargetLost("the guest is not running")
@@ -359,6 +360,7 @@ class QemuTarget:
             "emulator_version": self._version(),
             "accel": self.accel,
             "accel_reason": self.accel_reason,
+            "emulated": self.accel == "tcg",
             "icount_shift": self.options.icount,
             "cpus": self.options.cpus,
             "memory_mib": self.options.memory_mib,
@@ -403,8 +405,9 @@ def emulation_caveats(accel: str, icount: int | None) -> list[dict[str, str]]:
             {
                 "code": "emulated",
                 "severity": "warning",
-                "message": EMULATED_MESSAGE + " (QEMU TCG translates every guest "
-                "instruction; the host's load and the translator set every figure)",
+                "message": "Timing is emulated and not representative of hardware. QEMU TCG "
+                "translates every guest instruction, so the translator and the host's load "
+                "set every time figure (" + EMULATED_MESSAGE + ")",
                 "advice": "Read the behaviour verdicts; measure timing on the real board, "
                 "or in a KVM guest on a host with hardware virtualisation",
             }

@@ -101,8 +101,8 @@ def _host_mirror() -> str | None:
         with contextlib.suppress(OSError):
             texts.append(path.read_text(encoding="utf-8", errors="replace"))
     for text in texts:
-        for line in text.splitlines():
-            line = line.strip()
+        for raw in text.splitlines():
+            line = raw.strip()
             match = re.match(r"^URIs:\s*(\S+)", line) or re.match(
                 r"^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+\S+", line
             )
@@ -282,7 +282,8 @@ def _index(mirror: str, suite: str, arch: str, base: Path, say: Callable[[str], 
 
 def _unpacked(stanza: dict[str, str], mirror: str, base: Path, say: Callable[[str], None]) -> Path:
     """The package of an index stanza, downloaded, checked and unpacked (cached)."""
-    folder = base / "packages" / f"{stanza['Package']}_{stanza['Version']}_{stanza.get('Architecture', '')}"
+    name = f"{stanza['Package']}_{stanza['Version']}_{stanza.get('Architecture', '')}"
+    folder = base / "packages" / name
     if (folder / ".complete").is_file():
         return folder
     if shutil.which("dpkg-deb") is None:
@@ -322,7 +323,8 @@ def ensure_package(package: str, arch: str, say: Callable[[str], None]) -> Path:
     base = cache_dir()
     with _locked(base):
         mirror, suite = mirror_and_suite()
-        stanzas_found = [s for s in stanzas(_index(mirror, suite, arch, base, say)) if s.get("Package") == package]
+        index = _index(mirror, suite, arch, base, say)
+        stanzas_found = [s for s in stanzas(index) if s.get("Package") == package]
         if not stanzas_found:
             raise KernelError(f"The Debian {suite} index for {arch} has no package {package}.")
         newest = max(stanzas_found, key=lambda s: _version_key(s.get("Version", "")))

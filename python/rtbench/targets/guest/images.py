@@ -33,8 +33,27 @@ _XZ_MAGIC = b"\xfd7zXZ\x00"
 _ELF_MAGIC = b"\x7fELF"
 # busybox applets linked in /bin: what the system probes may run on a target
 APPLETS = (
-    "sh", "cat", "ls", "test", "[", "uname", "date", "sleep", "printf", "echo", "chrt",
-    "timeout", "taskset", "grep", "head", "tail", "ps", "dmesg", "mount", "id", "true",
+    "sh",
+    "cat",
+    "ls",
+    "test",
+    "[",
+    "uname",
+    "date",
+    "sleep",
+    "printf",
+    "echo",
+    "chrt",
+    "timeout",
+    "taskset",
+    "grep",
+    "head",
+    "tail",
+    "ps",
+    "dmesg",
+    "mount",
+    "id",
+    "true",
 )
 
 
@@ -159,9 +178,9 @@ def build_agent(guest: Guest, say: Callable[[str], None]) -> Path:
     say(f"Building the guest agent for {guest.machine}...")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
+    flags = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-static"]
     done = subprocess.run(
-        [guest.cross_cc, "-std=gnu11", "-O2", "-Wall", "-Wextra", "-static", "-o", str(tmp)]
-        + [str(source)],
+        [guest.cross_cc, *flags, "-o", str(tmp), str(source)],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -170,9 +189,7 @@ def build_agent(guest: Guest, say: Callable[[str], None]) -> Path:
     )
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()
-        raise BuildError(
-            f"Building the guest agent failed ({tail[-1] if tail else 'no message'})."
-        )
+        raise BuildError(f"Building the guest agent failed ({tail[-1] if tail else 'no message'}).")
     tmp.replace(out)
     return out
 

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO
 
 from rtbench.transport import EndOfStream, TargetLost
 
@@ -118,9 +118,7 @@ class Link:
     status, ...), for the TargetLost reason.
     """
 
-    def __init__(
-        self, reader: BinaryIO, writer: BinaryIO, why_closed: Callable[[], str]
-    ) -> None:
+    def __init__(self, reader: IO[bytes], writer: IO[bytes], why_closed: Callable[[], str]) -> None:
         self._reader = reader
         self._writer = writer
         self._why_closed = why_closed
@@ -349,7 +347,9 @@ class LinkSource:
         events = self._link.reply(request_line("stat", path))
         return events[-1].kind == "done"
 
-    def command(self, argv: Sequence[str], timeout_s: float = COMMAND_TIMEOUT_S) -> tuple[int, bytes]:
+    def command(
+        self, argv: Sequence[str], timeout_s: float = COMMAND_TIMEOUT_S
+    ) -> tuple[int, bytes]:
         """Run a command on the target: (exit status, standard output). 127: missing,
         124: out of time (as a shell and timeout(1) say them)."""
         timeout_ms = str(max(int(timeout_s * 1000), 1))
@@ -374,4 +374,3 @@ class LinkSource:
         out = b"".join(e.data for e in events if e.kind == "data").decode(errors="replace")
         err = "\n".join(e.text for e in events if e.kind == "err")
         return out.strip() or err.strip() or None
-
