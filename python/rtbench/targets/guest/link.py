@@ -195,7 +195,7 @@ class Link:
         Raises TargetLost when the line closes or nothing answers in time."""
         with self.busy:
             self.drain()
-            if not self.send(line):
+            if self.closed is not None or not self.send(line):
                 raise TargetLost(self.closed or "the serial line is closed")
             events: list[Event] = []
             end_by = time.monotonic() + timeout_s
@@ -232,7 +232,7 @@ class LinkStream:
         self._kill_timer: threading.Timer | None = None
         self._released = False
         link.drain()
-        if not link.send(request_line("run", *args)):
+        if link.closed is not None or not link.send(request_line("run", *args)):
             self._release()
             raise TargetLost(link.closed or "the serial line is closed")
 

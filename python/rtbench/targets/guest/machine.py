@@ -30,6 +30,7 @@ from pathlib import Path
 from rtbench.targets.guest.link import Link, request_line
 
 POWER_OFF_S = 10.0
+CONSOLE_LOG = "console.log"
 _KVM_GET_API_VERSION = 0xAE00
 _KVM_CREATE_VM = 0xAE01
 
@@ -49,7 +50,9 @@ class MachineConfig:
     icount: int | None  # the -icount shift, None when off
     console_port: bool  # a separate serial port for the kernel console (x86)
 
-    def argv(self, console_log: Path) -> list[str]:
+    def argv(self, folder: Path) -> list[str]:
+        """QEMU's command line; `folder` is this machine's private folder (pid file,
+        console log)."""
         args = [
             self.qemu,
             *self.machine,
@@ -64,6 +67,8 @@ class MachineConfig:
             "-display",
             "none",
             "-no-reboot",
+            "-pidfile",
+            str(folder / "qemu.pid"),
             "-kernel",
             str(self.kernel),
             "-initrd",
@@ -74,7 +79,8 @@ class MachineConfig:
             "stdio,id=rtb,signal=off",
         ]
         if self.console_port:
-            args += ["-chardev", f"file,id=con,path={console_log}", "-serial", "chardev:con"]
+            console = folder / CONSOLE_LOG
+            args += ["-chardev", f"file,id=con,path={console}", "-serial", "chardev:con"]
         args += ["-serial", "chardev:rtb"]
         if self.icount is not None:
             # The guest clock follows executed instructions; a fixed RTC start makes
@@ -129,7 +135,8 @@ class Machine:
     def __init__(self, config: MachineConfig) -> None:
         self.config = config
         self._dir = tempfile.TemporaryDirectory(prefix="rtbench-qemu-")
-        self.console_log = Path(self._dir.name) / "console.log"
+        self.folder = Path(self._dir.name)
+        self.console_log = self.folder / CONSOLE_LOG
         self._stderr_path = Path(self._dir.name) / "qemu.stderr"
         self._process: subprocess.Popen[bytes] | None = None
         self._killed = False
@@ -140,7 +147,7 @@ class Machine:
         """Start QEMU; returns the link (the agent announces itself on it when booted)."""
         with self._stderr_path.open("wb") as stderr:
             self._process = subprocess.Popen(
-                self.config.argv(self.console_log),
+                self.config.argv(self.folder),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
