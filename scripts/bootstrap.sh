@@ -33,6 +33,15 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v clang-14 >/dev/null 2>&1; then
 		missing="$missing clang-14 libclang-rt-14-dev"
 	fi
+	# QEMU guests (targets.qemu): the emulators, and gpgv with Debian's keyring
+	# to check the signed package index the guests' kernels come from.
+	if [ "$want" = dev ]; then
+		command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
+		command -v qemu-system-aarch64 >/dev/null 2>&1 || missing="$missing qemu-system-arm"
+		command -v gpgv >/dev/null 2>&1 || missing="$missing gpgv"
+		[ -e /usr/share/keyrings/debian-archive-keyring.gpg ] ||
+			missing="$missing debian-archive-keyring"
+	fi
 	# The browser tests open the HTML report in headless Chromium.
 	if [ "$want" = dev ] && ! command -v chromium >/dev/null 2>&1; then
 		missing="$missing chromium"
