@@ -8,7 +8,8 @@ the second; `-M virt` on ARM has one PL011, shared with a silenced console
 (`quiet loglevel=0`), whose stray lines the link counts as noise.
 
 QEMU runs in its own process group and is killed with it on every path:
-`stop()`, the atexit handler, and a second `stop()` are all safe. KVM is used
+`stop()`, the atexit handler, and a second `stop()` are all safe; should
+rtbench itself be killed, the kernel kills QEMU too (parent-death signal). KVM is used
 only when asked for or when `/dev/kvm` really works for the guest's
 architecture (see `kvm_usable`); otherwise TCG.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import fcntl
 import os
 import platform
@@ -24,6 +26,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +34,7 @@ from rtbench.targets.guest.link import Link, request_line
 
 POWER_OFF_S = 10.0
 CONSOLE_LOG = "console.log"
+_PR_SET_PDEATHSIG = 1
 _KVM_GET_API_VERSION = 0xAE00
 _KVM_CREATE_VM = 0xAE01
 
@@ -129,6 +133,24 @@ def kvm_usable(guest_machine: str) -> str | None:
     return None
 
 
+def _resolve_prctl() -> Callable[..., int] | None:
+    with contextlib.suppress(OSError, AttributeError):
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl
+    return None
+
+
+# Resolved once here: in the forked child only the call itself runs.
+_PRCTL = _resolve_prctl()
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when the process that started QEMU dies, so
+    not even a killed rtbench leaves a guest running (Linux's PR_SET_PDEATHSIG)."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+
+
 class Machine:
     """A running QEMU guest and its serial link."""
 
@@ -152,6 +174,8 @@ class Machine:
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 start_new_session=True,
+                # only a resolved C call between fork and exec
+                preexec_fn=_die_with_parent,  # noqa: PLW1509
             )
         atexit.register(self.stop)
         self.started_at = time.monotonic()
