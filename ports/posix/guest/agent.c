@@ -24,12 +24,18 @@
  * A run's core is started in its own process group; `term` and `kill` send
  * SIGTERM and SIGKILL to that group. As process 1 the agent never exits: on
  * `off`, or when it cannot go on, it powers the machine off.
+ *
+ * Started as `chrt` or `getconf` (links in /bin), it is instead the small part
+ * of those tools the system probes use, which busybox lacks: `chrt -m`,
+ * `chrt -f PRIO COMMAND...`, `getconf GNU_LIBC_VERSION|CLK_TCK`.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,7 +493,56 @@ static int open_serial(void)
 	return fd;
 }
 
-int main(void)
+/* ---- the chrt and getconf subsets --------------------------------------- */
+
+static int chrt_main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "-m") == 0) {
+		static const struct {
+			const char *name;
+			int policy;
+		} policies[] = {{"SCHED_OTHER", SCHED_OTHER},
+				{"SCHED_FIFO", SCHED_FIFO},
+				{"SCHED_RR", SCHED_RR}};
+		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+			printf("%s min/max priority\t: %d/%d\n", policies[i].name,
+			       sched_get_priority_min(policies[i].policy),
+			       sched_get_priority_max(policies[i].policy));
+		return 0;
+	}
+	if (argc >= 4 && strcmp(argv[1], "-f") == 0) {
+		struct sched_param param = {.sched_priority = atoi(argv[2])};
+		if (sched_setscheduler(0, SCHED_FIFO, &param) != 0) {
+			fprintf(stderr, "chrt: failed to set pid 0's policy: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		execvp(argv[3], argv + 3);
+		fprintf(stderr, "chrt: failed to execute %s: %s\n", argv[3], strerror(errno));
+		return 127;
+	}
+	fprintf(stderr, "usage: chrt -m | chrt -f PRIORITY COMMAND [ARG]...\n");
+	return 1;
+}
+
+static int getconf_main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "GNU_LIBC_VERSION") == 0) {
+		char text[64];
+		if (confstr(_CS_GNU_LIBC_VERSION, text, sizeof(text)) == 0)
+			return 1;
+		printf("%s\n", text);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "CLK_TCK") == 0) {
+		printf("%ld\n", sysconf(_SC_CLK_TCK));
+		return 0;
+	}
+	fprintf(stderr, "getconf: unsupported name\n");
+	return 1;
+}
+
+static _Noreturn void agent_main(void)
 {
 	static char out_buf[LINE_MAX_BYTES], err_buf[LINE_MAX_BYTES], in_buf[LINE_MAX_BYTES];
 	size_t in_used = 0;
@@ -541,4 +596,14 @@ int main(void)
 		}
 		reap_child();
 	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 0 ? basename(argv[0]) : "";
+	if (strcmp(name, "chrt") == 0)
+		return chrt_main(argc, argv);
+	if (strcmp(name, "getconf") == 0)
+		return getconf_main(argc, argv);
+	agent_main();
 }

@@ -32,7 +32,7 @@ from rtbench import system
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.targets.base import Say
 from rtbench.targets.guest import debian, images
-from rtbench.targets.guest.link import LinkSource, LinkStream
+from rtbench.targets.guest.link import KILL_ANSWER_S, LinkSource, LinkStream
 from rtbench.targets.guest.machine import Machine, MachineConfig, kvm_usable
 from rtbench.transport import TargetLost
 
@@ -124,7 +124,13 @@ class QemuTransport:
         machine = self._target.machine
         if machine is None or machine.link is None or machine.link.closed is not None:
             raise TargetLost("the guest is not running")
-        return LinkStream(machine.link, list(args), machine.kill)
+
+        def end() -> None:
+            machine.kill(
+                f"the guest did not answer a kill within {KILL_ANSWER_S:.0f} s, so QEMU was killed"
+            )
+
+        return LinkStream(machine.link, list(args), end)
 
     def describe(self) -> dict[str, str | None]:
         return {"path": "/rtbench-core in the guest's initramfs", "version": None}

@@ -238,6 +238,9 @@ def build_initramfs(guest: Guest, agent: Path, core: Path, shell: Path) -> Path:
         initramfs.directory("bin"),
         initramfs.regular("bin/busybox", shell_bytes),
         *(initramfs.symlink(f"bin/{name}", "busybox") for name in APPLETS),
+        # the agent is also the chrt and getconf the probes need (busybox has neither)
+        initramfs.symlink("bin/chrt", "/init"),
+        initramfs.symlink("bin/getconf", "/init"),
     ]
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

@@ -162,6 +162,7 @@ class Machine:
         self._stderr_path = Path(self._dir.name) / "qemu.stderr"
         self._process: subprocess.Popen[bytes] | None = None
         self._killed = False
+        self._kill_reason: str | None = None
         self.link: Link | None = None
         self.started_at = 0.0
 
@@ -199,6 +200,8 @@ class Machine:
             code = process.wait(timeout=2.0)
         except subprocess.TimeoutExpired:
             return "the guest's serial line closed while QEMU still ran"
+        if self._kill_reason is not None:
+            return self._kill_reason
         if self._killed:
             return "QEMU was stopped by rtbench"
         if code < 0:
@@ -225,13 +228,16 @@ class Machine:
             text = "\n".join(self.link.noise_tail)
         return "\n".join(text.splitlines()[-lines:])
 
-    def kill(self) -> None:
-        """End QEMU and its process group at once."""
+    def kill(self, reason: str | None = None) -> None:
+        """End QEMU and its process group at once; `reason` is what a lost scenario
+        will say."""
         process = self._process
         if process is None:
             return
         if process.poll() is None:
             self._killed = True
+            if reason is not None and self._kill_reason is None:
+                self._kill_reason = reason
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
