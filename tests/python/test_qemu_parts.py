@@ -18,6 +18,7 @@ import pytest
 from rtbench.errors import UsageError
 from rtbench.targets.guest import debian, initramfs, link
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
+from rtbench.targets.guest.tuning import GuestTuning
 from rtbench.targets.qemu import EMULATED_MESSAGE, emulation_caveats, parse_spec
 from rtbench.transport import EndOfStream, TargetLost
 
@@ -368,3 +369,42 @@ def test_the_command_line_keeps_the_console_off_the_protocol_port(tmp_path: Path
     assert argv[argv.index("-icount") + 1] == "shift=3,sleep=off"
     assert "-no-reboot" in argv
     assert f"file,id=con,path={tmp_path / 'console.log'}" in argv
+
+
+def _sysctl(accept: bool) -> Callable[[list[str]], list[bytes]]:
+    value = [b"950000"]
+
+    def answer(words: list[str]) -> list[bytes]:
+        if words[:2] == ["read", "/proc/sys/kernel/sched_rt_runtime_us"]:
+            return [b"#rtb data " + value[0], b"#rtb done"]
+        if words[0] == "exec" and words[2:4] == ["sh", "-c"]:
+            if not accept:
+                return [b"#rtb err permission%20denied", b"#rtb exit 1"]
+            value[0] = words[4].split()[1].encode()
+            return [b"#rtb exit 0"]
+        return [b"#rtb fail 22 what"]
+
+    return answer
+
+
+def test_guest_tuning_lifts_rt_throttling_and_puts_it_back(agent_factory) -> None:  # type: ignore[no-untyped-def]
+    _agent, line = agent_factory(_sysctl(accept=True))
+    source = link.LinkSource(line)
+    tuning = GuestTuning(lambda: source, dma_latency=True, lift_rt_throttle=True)
+    tuning.apply()
+    assert source.read("/proc/sys/kernel/sched_rt_runtime_us") == "-1"
+    assert tuning.changes[0]["original"] == 950000 and tuning.changes[0]["applied"] == -1
+    assert [s["setting"] for s in tuning.skipped] == ["cpu_dma_latency"]
+    tuning.restore()
+    tuning.restore()  # idempotent
+    assert source.read("/proc/sys/kernel/sched_rt_runtime_us") == "950000"
+    assert tuning.changes[0]["restored"] is True
+
+
+def test_guest_tuning_that_the_guest_refuses_is_skipped(agent_factory) -> None:  # type: ignore[no-untyped-def]
+    _agent, line = agent_factory(_sysctl(accept=False))
+    tuning = GuestTuning(lambda: link.LinkSource(line), dma_latency=False, lift_rt_throttle=True)
+    tuning.apply()
+    tuning.restore()
+    assert tuning.changes == []
+    assert tuning.skipped[0]["setting"] == "sched_rt_runtime_us"

@@ -34,6 +34,7 @@ from rtbench.targets.base import Say
 from rtbench.targets.guest import debian, images
 from rtbench.targets.guest.link import KILL_ANSWER_S, LinkSource, LinkStream
 from rtbench.targets.guest.machine import Machine, MachineConfig, kvm_usable
+from rtbench.targets.guest.tuning import GuestTuning
 from rtbench.transport import TargetLost
 
 BOOT_TIMEOUT_S = 180.0
@@ -134,43 +135,6 @@ class QemuTransport:
 
     def describe(self) -> dict[str, str | None]:
         return {"path": "/rtbench-core in the guest's initramfs", "version": None}
-
-
-class NoTuning:
-    """Settings a QEMU guest run does not change, and why."""
-
-    def __init__(self, dma_latency: bool, lift_rt_throttle: bool) -> None:
-        self._skipped: list[dict[str, str]] = []
-        if dma_latency:
-            self._skipped.append(
-                {
-                    "setting": "cpu_dma_latency",
-                    "reason": "not held in a QEMU guest: its virtual CPUs have no idle "
-                    "states to keep them out of",
-                }
-            )
-        if lift_rt_throttle:
-            self._skipped.append(
-                {
-                    "setting": "sched_rt_runtime_us",
-                    "reason": "not changed in a QEMU guest (boot it with the append= option "
-                    "instead, e.g. sysctl.kernel.sched_rt_runtime_us=-1)",
-                }
-            )
-
-    @property
-    def changes(self) -> list[dict[str, Any]]:
-        return []
-
-    @property
-    def skipped(self) -> list[dict[str, str]]:
-        return list(self._skipped)
-
-    def apply(self) -> None:
-        return None
-
-    def restore(self) -> None:
-        return None
 
 
 class QemuTarget:
@@ -345,12 +309,12 @@ class QemuTarget:
     def caveats(self, snap: dict[str, Any]) -> list[dict[str, str]]:
         found: list[dict[str, str]] = []
         if not snap.get("basic"):
-            found = [c for c in system.caveats(snap) if c.get("code") != "vm"]
+            found = system.caveats(snap)
         found[:0] = emulation_caveats(self.accel, self.options.icount)
         return found
 
-    def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> NoTuning:
-        return NoTuning(dma_latency, lift_rt_throttle)
+    def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> GuestTuning:
+        return GuestTuning(self.source, dma_latency, lift_rt_throttle)
 
     def describe(self) -> dict[str, Any]:
         config = self._config
