@@ -192,6 +192,8 @@ class QemuTarget:
             if p
         )
         machine_args = list(self.guest.machine_args)
+        if self.accel == "kvm":
+            machine_args[machine_args.index("-cpu") + 1] = "host"  # KVM runs the host's CPU
         if self.options.icount is not None and self.guest.deb_arch == "arm64":
             machine_args[1] += ",dtb-randomness=off"  # identical runs need the same DTB
         self._config = MachineConfig(
@@ -228,6 +230,7 @@ class QemuTarget:
         try:
             link = machine.start()
         except OSError as e:
+            machine.stop()
             self.machine = None
             raise GuestError(f"Cannot start {self.guest.qemu}: {e.strerror or e}.") from None
         announced = link.wait_ready(BOOT_TIMEOUT_S)

@@ -247,20 +247,21 @@ class Machine:
         """Power the guest off (the agent's `off`), or kill QEMU when it does not
         end in time. Idempotent; never raises."""
         process = self._process
-        if process is None:
-            return
         try:
-            if process.poll() is None and self.link is not None and self.link.closed is None:
+            running = process is not None and process.poll() is None
+            if running and self.link is not None and self.link.closed is None:
+                assert process is not None
                 self._killed = True
                 self.link.send(request_line("off"))
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(timeout=POWER_OFF_S)
         finally:
             self.kill()
-            for pipe in (process.stdin, process.stdout):
-                with contextlib.suppress(OSError, ValueError):
-                    if pipe is not None:
-                        pipe.close()
+            if process is not None:
+                for pipe in (process.stdin, process.stdout):
+                    with contextlib.suppress(OSError, ValueError):
+                        if pipe is not None:
+                            pipe.close()
             atexit.unregister(self.stop)
             self._dir.cleanup()
             self._process = None
