@@ -6,6 +6,7 @@ the target's spec. The boots themselves are in test_qemu_boot.py."""
 from __future__ import annotations
 
 import gzip
+import lzma
 import os
 import stat
 import threading
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from rtbench.errors import UsageError
-from rtbench.targets.guest import debian, initramfs, link
+from rtbench.targets.guest import debian, images, initramfs, link
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
 from rtbench.targets.guest.tuning import GuestTuning
 from rtbench.targets.qemu import EMULATED_MESSAGE, emulation_caveats, parse_spec
@@ -408,3 +409,15 @@ def test_guest_tuning_that_the_guest_refuses_is_skipped(agent_factory) -> None: 
     tuning.restore()
     assert tuning.changes == []
     assert tuning.skipped[0]["setting"] == "sched_rt_runtime_us"
+
+
+def test_the_elf_kernel_is_found_inside_a_compressed_image(tmp_path: Path) -> None:
+    elf = b"\x7fELF" + bytes(range(200)) * 50
+    wrapped = b"MZ setup code" + b"\xfd7zXZ\x00 not a stream" + lzma.compress(elf) + b"tail"
+    image = tmp_path / "vmlinuz-6.1.0-test"
+    image.write_bytes(wrapped)
+    found = images.extract_vmlinux(image)
+    assert found == tmp_path / "vmlinux-6.1.0-test" and found.read_bytes() == elf
+    other = tmp_path / "vmlinuz-other"
+    other.write_bytes(b"MZ" + lzma.compress(b"not an ELF file"))
+    assert images.extract_vmlinux(other) is None
