@@ -3,8 +3,9 @@
  * rtbench guest agent: /init of the initramfs a QEMU guest boots.
  *
  * It mounts proc, sysfs, devtmpfs, tracefs, a tmpfs on /tmp and /dev/shm and
- * the POSIX message queue file system, opens the serial line named by the
- * kernel command line's `rtb.port=` (default ttyS1), puts it in raw mode and
+ * the POSIX message queue file system, takes its host name from the kernel
+ * command line's `rtb.host=`, opens the serial line named by its `rtb.port=`
+ * (default ttyS1), puts it in raw mode and
  * speaks rtbench's guest line protocol on it (docs/targets.md):
  *
  *   agent -> host  `#rtb ready 1 <release> <machine>` after boot and on `hello`
@@ -448,11 +449,11 @@ static void mount_all(void)
 	}
 }
 
-/* The serial device named by rtb.port= on the kernel command line. */
-static void port_name(char *dev, size_t size)
+/* The value of `name=` on the kernel command line, or `fallback`. */
+static void cmdline_value(const char *name, const char *fallback, char *out, size_t size)
 {
 	char cmdline[4096] = "";
-	snprintf(dev, size, "/dev/ttyS1");
+	snprintf(out, size, "%s", fallback);
 	int fd = open("/proc/cmdline", O_RDONLY);
 	if (fd < 0)
 		return;
@@ -461,18 +462,21 @@ static void port_name(char *dev, size_t size)
 	if (n <= 0)
 		return;
 	cmdline[n] = '\0';
-	char *p = strstr(cmdline, "rtb.port=");
-	if (!p)
-		return;
-	p += strlen("rtb.port=");
-	size_t len = strcspn(p, " \n");
-	snprintf(dev, size, "/dev/%.*s", (int)len, p);
+	size_t name_len = strlen(name);
+	for (char *p = cmdline; (p = strstr(p, name)) != NULL; p += name_len) {
+		if ((p == cmdline || p[-1] == ' ') && p[name_len] == '=') {
+			p += name_len + 1;
+			snprintf(out, size, "%.*s", (int)strcspn(p, " \n"), p);
+			return;
+		}
+	}
 }
 
 static int open_serial(void)
 {
-	char dev[128];
-	port_name(dev, sizeof(dev));
+	char name[64], dev[128];
+	cmdline_value("rtb.port", "ttyS1", name, sizeof(name));
+	snprintf(dev, sizeof(dev), "/dev/%s", name);
 	int fd = -1;
 	for (int tries = 0; tries < 50 && fd < 0; tries++) {
 		fd = open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -547,7 +551,10 @@ static _Noreturn void agent_main(void)
 	static char out_buf[LINE_MAX_BYTES], err_buf[LINE_MAX_BYTES], in_buf[LINE_MAX_BYTES];
 	size_t in_used = 0;
 
+	char host[64];
 	mount_all();
+	cmdline_value("rtb.host", "rtbench-guest", host, sizeof(host));
+	sethostname(host, strlen(host));
 	setenv("PATH", "/:/bin:/sbin:/usr/bin:/usr/sbin", 1);
 	signal(SIGPIPE, SIG_IGN);
 	serial_fd = open_serial();

@@ -185,6 +185,7 @@ class QemuTarget:
             for p in (
                 self.guest.console,
                 f"rtb.port={self.guest.serial_port}",
+                f"rtb.host={self.guest.name}",
                 "panic=-1",
                 "nokaslr" if self.options.icount is not None else "",
                 self.options.append,
@@ -292,12 +293,9 @@ class QemuTarget:
         return cpu
 
     def snapshot(self, cpu: int, cpu_given: bool) -> dict[str, Any]:
-        source = self.source()
-        command_source = getattr(system, "CommandSource", None)
-        if command_source is None:
-            snap = guest_facts(source, cpu, cpu_given)
-        else:
-            snap = system.snapshot(cpu, cpu_given=cpu_given, source=command_source(source.command))  # type: ignore[call-arg,unused-ignore]
+        # The probes run busybox's sh and tools in the guest, through the agent.
+        source = system.CommandSource(self.source().command)
+        snap = system.snapshot(cpu, cpu_given=cpu_given, source=source)
         snap["emulation"] = self._emulation()
         return snap
 
@@ -310,11 +308,7 @@ class QemuTarget:
         }
 
     def caveats(self, snap: dict[str, Any]) -> list[dict[str, str]]:
-        found: list[dict[str, str]] = []
-        if not snap.get("basic"):
-            found = system.caveats(snap)
-        found[:0] = emulation_caveats(self.accel, self.options.icount)
-        return found
+        return [*emulation_caveats(self.accel, self.options.icount), *system.caveats(snap)]
 
     def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> GuestTuning:
         return GuestTuning(self.source, dma_latency, lift_rt_throttle)
@@ -340,34 +334,6 @@ class QemuTarget:
             "kernel_cmdline": config.append if config else None,
             "boots": self.boots,
         }
-
-
-def guest_facts(source: LinkSource, cpu: int, cpu_given: bool) -> dict[str, Any]:
-    """The main facts of a guest read through its agent, for a system package that
-    cannot read another machine ('basic': the system caveats are not evaluated)."""
-    version = source.read("/proc/sys/kernel/version") or ""
-    release = source.read("/proc/sys/kernel/osrelease")
-    realtime = source.read("/sys/kernel/realtime")
-    online = source.read("/sys/devices/system/cpu/online")
-    clock = "/sys/devices/system/clocksource/clocksource0"
-    available = source.read(f"{clock}/available_clocksource")
-    return {
-        "basic": True,
-        "kernel": {
-            "system": "Linux",
-            "release": release,
-            "version": version,
-            "machine": (source.run(["uname", "-m"]) or "").strip() or None,
-            "preempt_rt": realtime == "1" or "PREEMPT_RT" in version.split(),
-            "cmdline": source.read("/proc/cmdline"),
-        },
-        "cpus": {"online": system.parse_cpu_list(online)},
-        "measurement_cpu": {"cpu": cpu, "source": "argument" if cpu_given else "default"},
-        "clocksource": {
-            "current": source.read(f"{clock}/current_clocksource"),
-            "available": available.split() if available else None,
-        },
-    }
 
 
 def emulation_caveats(accel: str, icount: int | None) -> list[dict[str, str]]:

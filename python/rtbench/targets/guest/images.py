@@ -202,7 +202,7 @@ def guest_core(guest: Guest, say: Callable[[str], None]) -> Path:
         if not path.is_file():
             raise UsageError(f"{GUEST_CORE_ENV}={override} is not a file.")
         return path
-    return build.ensure_core(ROOT, say, arch=guest.machine, libc="glibc", static=True)  # type: ignore[call-arg,unused-ignore]
+    return build.ensure_core(ROOT, say, arch=guest.machine, libc="glibc", static=True)
 
 
 def busybox(guest: Guest, say: Callable[[str], None]) -> Path:
