@@ -358,7 +358,8 @@ def emulation_caveats(accel: str, icount: int | None) -> list[dict[str, str]]:
                 "severity": "info",
                 "message": f"Deterministic mode (-icount shift={icount}): the guest clock "
                 f"advances {2**icount} ns per executed instruction, so a figure of X ns "
-                f"is X/{2**icount} instructions on the measured path, the same on every run",
+                f"is X/{2**icount} instructions on the measured path; medians repeat from run "
+                "to run, maxima less so (requests reach the guest at moments of host time)",
                 "advice": "Compare such figures only with others of the same mode and shift",
             }
         )
