@@ -38,6 +38,8 @@ from rtbench.results import RESULTS_FILE, ScenarioOutcome
 from rtbench.targets.guest import debian, images
 from rtbench.targets.qemu import QemuTarget
 
+pytestmark = pytest.mark.slow
+
 VERDICTS = ["sem.behavior.release_order", "mut.behavior.pi"]
 
 
