@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cli
 from rtbench.errors import UsageError
 from rtbench.targets.guest import debian, images, initramfs, link
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
@@ -421,3 +422,21 @@ def test_the_elf_kernel_is_found_inside_a_compressed_image(tmp_path: Path) -> No
     other = tmp_path / "vmlinuz-other"
     other.write_bytes(b"MZ" + lzma.compress(b"not an ELF file"))
     assert images.extract_vmlinux(other) is None
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--target", "qemu:debian-sparc"], "Unknown QEMU guest"),
+        (["--target", "qemu:debian-amd64,cpus=x"], "whole number"),
+        (["--target", "qemu:debian-arm64", "--libc", "musl"], "glibc core"),
+    ],
+)
+def test_bad_qemu_targets_are_one_sentence_before_anything_boots(
+    args: list[str], words: str, tmp_path: Path
+) -> None:
+    done = cli("run", *args, "--out", str(tmp_path / "out"), cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
