@@ -273,7 +273,7 @@ def _index(mirror: str, suite: str, arch: str, base: Path, say: Callable[[str], 
         if _sha256(packed) != sha:
             raise KernelError(f"The {arch} package index does not match its signed hash.")
         text = lzma.decompress(packed.read_bytes()).decode("utf-8", errors="replace")
-    tmp_kept = kept.with_name("Packages.tmp")
+    tmp_kept = kept.with_name(f"Packages.{os.getpid()}.tmp")
     tmp_kept.write_text(text, encoding="utf-8")
     tmp_kept.replace(kept)
     source.write_text(mirror)

@@ -177,7 +177,7 @@ def build_agent(guest: Guest, say: Callable[[str], None]) -> Path:
         )
     say(f"Building the guest agent for {guest.machine}...")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
+    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
     flags = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-static"]
     done = subprocess.run(
         [guest.cross_cc, *flags, "-o", str(tmp), str(source)],
@@ -188,6 +188,7 @@ def build_agent(guest: Guest, say: Callable[[str], None]) -> Path:
         check=False,
     )
     if done.returncode != 0:
+        tmp.unlink(missing_ok=True)
         tail = done.stderr.strip().splitlines()
         raise BuildError(f"Building the guest agent failed ({tail[-1] if tail else 'no message'}).")
     tmp.replace(out)
@@ -243,7 +244,7 @@ def build_initramfs(guest: Guest, agent: Path, core: Path, shell: Path) -> Path:
         initramfs.symlink("bin/getconf", "/init"),
     ]
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
+    tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
     tmp.write_bytes(initramfs.initramfs(entries))
     tmp.replace(out)
     return out
@@ -264,7 +265,7 @@ def extract_vmlinux(bzimage: Path) -> Path | None:
         except lzma.LZMAError:
             elf = b""
         if elf.startswith(_ELF_MAGIC):
-            tmp = out.with_name(out.name + ".tmp")
+            tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
             tmp.write_bytes(elf)
             tmp.replace(out)
             return out
