@@ -50,7 +50,7 @@ def _usable(name: str) -> images.Guest:
         pytest.skip(f"the {name} guest needs {', '.join(missing)}")
     try:
         debian.ensure_kernel(guest.meta_package, guest.deb_arch, lambda _t: None)
-    except debian.KernelError as e:
+    except debian.PackageError as e:
         pytest.skip(f"no kernel for {name}: {e}")
     return guest
 

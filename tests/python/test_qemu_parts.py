@@ -280,7 +280,7 @@ def test_the_meta_package_resolves_to_its_current_image_package() -> None:
     stanza = debian.resolve(_INDEX, "linux-image-rt-amd64")
     assert stanza["Package"] == "linux-image-6.1.0-50-rt-amd64"
     assert stanza["SHA256"] == "abc"
-    with pytest.raises(debian.KernelError):
+    with pytest.raises(debian.PackageError):
         debian.resolve(_INDEX, "linux-image-arm64")
 
 
@@ -293,14 +293,14 @@ def test_control_paragraphs_keep_continuation_lines() -> None:
 def test_the_signed_release_names_each_index_hash() -> None:
     release = "Origin: Debian\nSHA256:\n 0123 456 main/binary-arm64/Packages.xz\n 9 1 other\n"
     assert debian._index_entry(release, "main/binary-arm64/Packages.xz") == ("0123", 456)
-    with pytest.raises(debian.KernelError):
+    with pytest.raises(debian.PackageError):
         debian._index_entry(release, "main/binary-armhf/Packages.xz")
 
 
 def test_no_network_is_one_sentence_and_a_usage_status(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv(debian.MIRROR_ENV, "http://127.0.0.1:9/debian")
-    with pytest.raises(debian.KernelError) as caught:
+    with pytest.raises(debian.PackageError) as caught:
         debian.ensure_kernel("linux-image-amd64", "amd64", lambda _t: None)
     assert caught.value.exit_status == 2
     message = str(caught.value)

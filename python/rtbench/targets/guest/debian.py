@@ -48,8 +48,8 @@ _CHUNK = 1 << 16
 INDEX_MAX_AGE_S = 24 * 3600.0
 
 
-class KernelError(RtbenchError):
-    """A guest kernel could not be had (the user can act on the sentence)."""
+class PackageError(RtbenchError):
+    """A Debian package for a guest could not be had (the user can act on the sentence)."""
 
     exit_status = UsageError.exit_status
 
@@ -119,7 +119,7 @@ def _download(url: str, dest: Path, what: str) -> None:
     except (urllib.error.URLError, OSError, TimeoutError) as e:
         tmp.unlink(missing_ok=True)
         reason = getattr(e, "reason", None) or getattr(e, "strerror", None) or e
-        raise KernelError(
+        raise PackageError(
             f"Cannot download {what} from {url} ({reason}); check the network or set "
             f"{MIRROR_ENV} to a reachable Debian mirror."
         ) from None
@@ -137,9 +137,9 @@ def _sha256(path: Path) -> str:
 def _verified_release(signed: Path, keyring: Path) -> str:
     """The text of an InRelease whose signature gpgv accepted."""
     if shutil.which("gpgv") is None:
-        raise KernelError("gpgv is not installed; install it (apt-get install gpgv).")
+        raise PackageError("gpgv is not installed; install it (apt-get install gpgv).")
     if not keyring.is_file():
-        raise KernelError(
+        raise PackageError(
             f"Debian's archive keyring {keyring} is missing; install debian-archive-keyring."
         )
     plain = signed.with_name(signed.name + ".verified")
@@ -152,7 +152,7 @@ def _verified_release(signed: Path, keyring: Path) -> str:
         check=False,
     )
     if done.returncode != 0:
-        raise KernelError(
+        raise PackageError(
             f"The signature of {signed.name} from the Debian mirror does not verify "
             "with Debian's archive keyring; not using it."
         )
@@ -170,7 +170,7 @@ def _index_entry(release: str, name: str) -> tuple[str, int]:
             parts = line.split()
             if len(parts) == 3 and parts[2] == name:
                 return parts[0], int(parts[1])
-    raise KernelError(f"The Debian suite's Release file does not list {name}.")
+    raise PackageError(f"The Debian suite's Release file does not list {name}.")
 
 
 def stanzas(text: str) -> Iterator[dict[str, str]]:
@@ -203,7 +203,7 @@ def resolve(index: str, meta_package: str) -> dict[str, str]:
             packages.setdefault(name, []).append(stanza)
     metas = packages.get(meta_package)
     if not metas:
-        raise KernelError(f"The Debian index has no package {meta_package}.")
+        raise PackageError(f"The Debian index has no package {meta_package}.")
     meta = max(metas, key=lambda s: _version_key(s.get("Version", "")))
     depends = [d.strip() for d in meta.get("Depends", "").split(",")]
     for dep in depends:
@@ -215,7 +215,7 @@ def resolve(index: str, meta_package: str) -> dict[str, str]:
                 if want is None or stanza.get("Version") == want.group(1).strip():
                     return stanza
             return max(found, key=lambda s: _version_key(s.get("Version", "")))
-    raise KernelError(f"{meta_package} depends on no kernel image package in the index.")
+    raise PackageError(f"{meta_package} depends on no kernel image package in the index.")
 
 
 def _version_key(version: str) -> list[tuple[int, str]]:
@@ -271,7 +271,7 @@ def _index(mirror: str, suite: str, arch: str, base: Path, say: Callable[[str], 
         packed = tmp / "Packages.xz"
         _download(f"{mirror}/dists/{suite}/{index_name}", packed, f"the {arch} index")
         if _sha256(packed) != sha:
-            raise KernelError(f"The {arch} package index does not match its signed hash.")
+            raise PackageError(f"The {arch} package index does not match its signed hash.")
         text = lzma.decompress(packed.read_bytes()).decode("utf-8", errors="replace")
     tmp_kept = kept.with_name(f"Packages.{os.getpid()}.tmp")
     tmp_kept.write_text(text, encoding="utf-8")
@@ -287,14 +287,14 @@ def _unpacked(stanza: dict[str, str], mirror: str, base: Path, say: Callable[[st
     if (folder / ".complete").is_file():
         return folder
     if shutil.which("dpkg-deb") is None:
-        raise KernelError("dpkg-deb is not installed; install dpkg.")
+        raise PackageError("dpkg-deb is not installed; install dpkg.")
     say(f"Downloading {stanza['Package']} {stanza['Version']}...")
     with tempfile.TemporaryDirectory(dir=base, prefix=".fetch-") as tmp_name:
         tmp = Path(tmp_name)
         deb = tmp / "package.deb"
         _download(f"{mirror}/{stanza['Filename']}", deb, stanza["Package"])
         if _sha256(deb) != stanza.get("SHA256"):
-            raise KernelError(f"{stanza['Package']} does not match its indexed SHA-256.")
+            raise PackageError(f"{stanza['Package']} does not match its indexed SHA-256.")
         unpack = tmp / "unpacked"
         done = subprocess.run(
             ["dpkg-deb", "-x", str(deb), str(unpack)],
@@ -305,7 +305,7 @@ def _unpacked(stanza: dict[str, str], mirror: str, base: Path, say: Callable[[st
             check=False,
         )
         if done.returncode != 0:
-            raise KernelError(f"dpkg-deb could not unpack {stanza['Package']}.")
+            raise PackageError(f"dpkg-deb could not unpack {stanza['Package']}.")
         # A guest boots without modules: what rtbench uses is /boot and /bin.
         for entry in unpack.iterdir():
             if entry.name not in ("boot", "bin"):
@@ -326,7 +326,7 @@ def ensure_package(package: str, arch: str, say: Callable[[str], None]) -> Path:
         index = _index(mirror, suite, arch, base, say)
         stanzas_found = [s for s in stanzas(index) if s.get("Package") == package]
         if not stanzas_found:
-            raise KernelError(f"The Debian {suite} index for {arch} has no package {package}.")
+            raise PackageError(f"The Debian {suite} index for {arch} has no package {package}.")
         newest = max(stanzas_found, key=lambda s: _version_key(s.get("Version", "")))
         return _unpacked(newest, mirror, base, say)
 
@@ -346,7 +346,7 @@ def ensure_kernel(meta_package: str, arch: str, say: Callable[[str], None]) -> K
         folder = _unpacked(stanza, mirror, base, say)
         images = sorted((folder / "boot").glob("vmlinuz-*"))
         if not images:
-            raise KernelError(f"{stanza['Package']} holds no /boot/vmlinuz-* image.")
+            raise PackageError(f"{stanza['Package']} holds no /boot/vmlinuz-* image.")
         kernel_release = images[0].name.removeprefix("vmlinuz-")
         config = folder / "boot" / f"config-{kernel_release}"
         record = {
