@@ -151,12 +151,12 @@ def test_summary_names_the_run_conditions() -> None:
     loaded = dataclasses.replace(
         doc,
         run=dataclasses.replace(
-            doc.run, conditions={"load": {"cpu_percent": 50, "cpus": [1]}, "trace": {}}
+            doc.run, conditions={"trace": {"buffer_kb": 4096, "events": "sched"}, "other": {}}
         ),
     )
     text = terminal.render(loaded, width=120)
     line = next(line for line in text.splitlines() if line.startswith("conditions:"))
-    assert "with load (cpu_percent=50), trace;" in line
+    assert "with trace (buffer_kb=4096, events=sched), other;" in line
 
 
 def test_final_line_of_a_run_without_real_time_says_so() -> None:
@@ -398,3 +398,18 @@ def test_irq_titles_name_what_posix_measures_next_to_the_classic_label(
     assert common.measured_source("Periodic timer: wake-up time minus the deadline") is None
     details = terminal.render(doc, details=True)
     assert "Interrupt latency (POSIX timer signal)" in details
+
+
+def test_an_emulated_target_is_said_in_every_report() -> None:
+    base = results.load(FIXTURES / "results-quick")
+    emulated = dataclasses.replace(
+        base, run=dataclasses.replace(base.run, target_info={"kind": "qemu", "emulated": True})
+    )
+    banner = "EMULATED: timing is not representative of hardware"
+    for doc, expected in ((emulated, True), (base, False)):
+        for text in (
+            terminal.render(doc, color=False),
+            terminal.render(doc, color=False, details=True),
+            html.render(doc, {}),
+        ):
+            assert (banner in text) is expected

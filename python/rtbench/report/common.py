@@ -150,7 +150,12 @@ def metric_display_names(outcome: ScenarioOutcome, metrics: Sequence[MetricSumma
     for m in metrics:
         name = f"{m.scenario} {m.metric}"
         if seen[(m.scenario, m.metric)] > 1 and m.params:
-            name += " [" + ", ".join(f"{k}={v}" for k, v in m.params.items()) + "]"
+            same = [o for o in metrics if (o.scenario, o.metric) == (m.scenario, m.metric)]
+            # only the params that differ between them (the CPU of a per-CPU run)
+            shown = {
+                k: v for k, v in m.params.items() if len({str(o.params.get(k)) for o in same}) > 1
+            } or dict(m.params)
+            name += " [" + ", ".join(f"{k}={v}" for k, v in shown.items()) + "]"
         names.append(name)
     return names
 
@@ -173,11 +178,37 @@ def problem_logs(outcome: ScenarioOutcome) -> list[str]:
     ]
 
 
+EMULATED_BANNER = (
+    "EMULATED: timing is not representative of hardware (the target is an emulator); "
+    "behaviour verdicts keep their meaning."
+)
+
+
+def emulated(doc: ResultsDocument) -> bool:
+    """Whether the run measured an emulated machine (a QEMU guest under TCG)."""
+    return bool((doc.run.target_info or {}).get("emulated"))
+
+
 def first_meta(doc: ResultsDocument) -> Mapping[str, Any] | None:
     for outcome in doc.scenarios:
         if outcome.meta is not None:
             return outcome.meta
     return None
+
+
+def core_build(meta: Mapping[str, Any] | None) -> str | None:
+    """How the core was built, in one line ("static aarch64, gcc 12.2.0,
+    glibc 2.36"); None when its meta record says nothing about it."""
+    build = (meta or {}).get("build")
+    if not isinstance(build, Mapping):
+        return None
+    static = build.get("static")
+    linking = "static " if static is True else "dynamic " if static is False else ""
+    arch = build.get("arch")
+    parts = [f"{linking}{arch}" if arch else linking.strip()]
+    parts += [str(build[k]) for k in ("compiler", "libc") if build.get(k)]
+    parts = [p for p in parts if p]
+    return ", ".join(parts) or None
 
 
 def status_counts(doc: ResultsDocument) -> Counter[str]:
@@ -398,6 +429,9 @@ class Sweep:
     points: tuple[tuple[float, MetricSummary], ...]
 
 
+PER_CPU_PARAM = "cpu"  # the metric parameter of per-CPU scenarios (--cpus)
+
+
 def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
     """Groups of at least `minimum` metrics with the same scenario and metric name
     whose parameters differ in exactly one numeric key."""
@@ -415,7 +449,8 @@ def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
         if len(varying) != 1:
             continue
         key = varying[0]
-        if not all(is_number(m.params[key]) for m in group):
+        # CPUs are not a sweep: each measured CPU keeps a row of its own
+        if key == PER_CPU_PARAM or not all(is_number(m.params[key]) for m in group):
             continue
         points = tuple(sorted(((float(m.params[key]), m) for m in group), key=lambda p: p[0]))
         out.append(Sweep(scenario, metric, key, points))

@@ -20,12 +20,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench import units
+from rtbench import load, units
 from rtbench.compare.rating import FAMILIES, family_of
+from rtbench.report import requirements as req_report
 from rtbench.report.common import (
+    EMULATED_BANNER,
     STATUS_WORDS,
     VerdictView,
     all_verdicts,
+    core_build,
+    emulated,
     first_meta,
     format_value,
     metric_display_names,
@@ -125,7 +129,8 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def header(doc: ResultsDocument, s: Style, width: int) -> list[str]:
-    """The run, the system and the counter: three lines."""
+    """The run, the system, the core's build (when its meta record says) and the
+    counter: three or four lines."""
     run = doc.run
     state = "complete" if run.complete else "INCOMPLETE"
     if run.interrupted:
@@ -153,6 +158,9 @@ def header(doc: ResultsDocument, s: Style, width: int) -> list[str]:
     if meta is not None:
         bits.append(str(meta.get("libc") or meta["port"]))
     out = [head, one_line("system: " + ", ".join(bits), width)]
+    built = core_build(meta)
+    if built is not None:
+        out.append(one_line(f"core: {built}", width))
     if doc.calibration is not None:
         cal = doc.calibration
         hz = float(cal.counter["hz"])
@@ -168,10 +176,13 @@ def header(doc: ResultsDocument, s: Style, width: int) -> list[str]:
 
 
 def _requirements(doc: ResultsDocument, s: Style, width: int) -> list[str]:
-    """The requirement checks of a run come first on the screen when it has any;
-    no run states requirements yet, so there is nothing to show."""
-    del doc, s, width
-    return []
+    """The requirement checks of the run (`--require`), first after the header."""
+    table = req_report.terminal_lines(doc.requirements)
+    if not table:
+        return []
+    missed = any(e.get("status") == "missed" for e in doc.requirements)
+    head = s(table[0], "bold", "red" if missed else "green")
+    return ["", head, *(one_line(line, width) for line in table[1:])]
 
 
 # ---- conditions and caveats -----------------------------------------------------
@@ -236,9 +247,17 @@ def _conditions(doc: ResultsDocument, s: Style, width: int) -> list[str]:
                 "red",
             )
         )
+    if emulated(doc):
+        out.append(s(one_line(EMULATED_BANNER, width), "bold", "yellow"))
     parts = [f"measured {where_measured(doc)}"]
-    if run.conditions:
-        parts.append("with " + ", ".join(_condition(k, v) for k, v in run.conditions.items()))
+    # The load, per-CPU threads, durations and --break as the requirements module says
+    # them; any other condition of the run by its key.
+    shared = req_report.conditions_line(doc)
+    if shared:
+        parts.append(shared)
+    others = {k: v for k, v in (run.conditions or {}).items() if k != load.KEY}
+    if others:
+        parts.append("with " + ", ".join(_condition(k, v) for k, v in others.items()))
     changes = doc.settings.get("changes", [])
     if changes:
         held = ", ".join(f"{c.get('setting')} {c.get('applied')}" for c in changes)
@@ -440,6 +459,8 @@ def final_line(doc: ResultsDocument) -> str:
         text += "; verdicts: " + ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
     if not doc.run.complete:
         text += "; run INCOMPLETE"
+    if emulated(doc):
+        text += "; EMULATED (timing is not representative of hardware)"
     text += f"; {where_measured(doc)}"
     if not doc.run.realtime:
         text += " (no real-time policy: figures do not show what the system can do)"

@@ -10,11 +10,15 @@ import textwrap
 from collections.abc import Callable, Sequence
 
 from rtbench import units
+from rtbench.report import requirements as req_report
 from rtbench.report import summary
 from rtbench.report.common import (
+    EMULATED_BANNER,
     STATUS_WORDS,
     TableView,
     by_family,
+    core_build,
+    emulated,
     first_meta,
     format_ratio,
     format_value,
@@ -116,6 +120,7 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
     if run.interrupted:
         state += " (interrupted)"
     lines.append(f"started {run.started}, finished {run.finished or '-'}, {state}")
+    lines += req_report.top_lines(doc)
     if not run.realtime:
         lines.append("")
         lines.append(
@@ -126,6 +131,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
                 "red",
             )
         )
+    if emulated(doc):
+        lines.append("")
+        lines.append(s(EMULATED_BANNER, "bold", "yellow"))
     meta = first_meta(doc)
     if meta is not None:
         lines.append(
@@ -133,6 +141,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
             f"{meta.get('libc') or 'unknown C library'}, port {meta['port']}, "
             f"core {meta['core_version']}"
         )
+        built = core_build(meta)
+        if built is not None:
+            lines.append(f"core: {built}")
     if doc.calibration is not None:
         cal = doc.calibration
         hz = float(cal.counter["hz"])
