@@ -40,6 +40,11 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v chromedriver >/dev/null 2>&1; then
 		missing="$missing chromium-driver"
 	fi
+	# The SSH target's tests start a real sshd in a network namespace (the client,
+	# openssh-client, comes with it).
+	if [ "$want" = dev ] && ! [ -x /usr/sbin/sshd ]; then
+		missing="$missing openssh-server"
+	fi
 	printf '%s' "${missing# }"
 }
 

@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A machine reached over SSH, as a target (`ssh://[user@]host[:port]`).
+
+`open()` connects (ssh_link), reads `uname -m` there, picks or builds a
+statically linked core for that architecture and C library, and copies it into a
+private folder made by `mktemp -d` on the target; `close()` removes the folder and
+ends the connection. Core commands run there through `ssh_stream`, the settings
+of the run are held there by `ssh_tuning`, and the system facts are read there
+through the same connection.
+"""
+
+from __future__ import annotations
+
+import inspect
+import platform
+import shlex
+from pathlib import Path
+from typing import Any
+
+from rtbench import build, system
+from rtbench.errors import RtbenchError, UsageError
+from rtbench.paths import ROOT
+from rtbench.targets.base import Say
+from rtbench.targets.ssh_link import SshLink, remote_shell
+from rtbench.targets.ssh_stream import SshTransport
+from rtbench.targets.ssh_tuning import SshTuning
+
+_RECOVER_TRIES = 3
+_DEPLOY_TIMEOUT_S = 120.0
+
+# Makes the private folder and says what the target is, in one round trip.
+_PREPARE = (
+    'd=$(mktemp -d "${TMPDIR:-/tmp}/rtbench.XXXXXXXX") || exit 1; '
+    'echo "$d"; uname -m; uname -r'
+)
+# Copies stdin into $1/rtbench-core and makes it executable.
+_COPY = 'cat > "$1/rtbench-core.part" && chmod 700 "$1/rtbench-core.part" && mv -f "$1/rtbench-core.part" "$1/rtbench-core"'
+# Removes the private folder, only if it is one rtbench made.
+_REMOVE = 'case "$1" in */rtbench.*) rm -rf -- "$1" ;; esac'
+_CPUS = "cat /sys/devices/system/cpu/online; grep '^Cpus_allowed_list:' /proc/self/status"
+
+
+def _cpu_lists(text: str) -> tuple[list[int] | None, list[int] | None]:
+    """(online, allowed) from the answer to _CPUS."""
+    online: list[int] | None = None
+    allowed: list[int] | None = None
+    for line in text.splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            allowed = system.parse_cpu_list(line.split(":", 1)[1].strip())
+        elif line.strip():
+            online = system.parse_cpu_list(line.strip())
+    return online, allowed
+
+
+class SshTarget:
+    """A Linux machine reached with the system's OpenSSH client."""
+
+    kind = "ssh"
+
+    def __init__(self, spec: str, libc: str = "glibc") -> None:
+        self.link = SshLink(spec)  # UsageError for a malformed address, before any work
+        self.spec = spec
+        self.libc = libc
+        self.arch: str | None = None
+        self.release: str | None = None
+        self.folder: str | None = None
+        self.core_build: str | None = None  # how the deployed core was made
+        self._say: Say = lambda _text: None
+        self._transport: SshTransport | None = None
+        self._tuning: SshTuning | None = None
+
+    # -- open ----------------------------------------------------------------------------
+
+    def open(self, say: Say) -> None:
+        self._say = say
+        say(f"rtbench: connecting to {self.spec}")
+        self.link.connect()
+        lines = self.link.must(remote_shell(_PREPARE), "make a private folder").splitlines()
+        if len(lines) < 3 or not lines[0].startswith("/"):
+            raise RtbenchError(f"Cannot prepare {self.spec}: it answered {lines!r}.")
+        self.folder, self.arch, self.release = lines[0], lines[1], lines[2]
+
+    def _core(self, say: Say) -> Path:
+        """The core for the target's architecture and the chosen C library."""
+        assert self.arch is not None
+        params = inspect.signature(build.ensure_core).parameters
+        if "arch" in params:
+            self.core_build = f"static, {self.libc}"
+            core: Path = build.ensure_core(  # type: ignore[call-arg,unused-ignore]
+                ROOT, say, arch=self.arch, libc=self.libc, static=True
+            )
+            return core
+        # A build without cross or static cores: the host's own core fits a target of
+        # the same architecture whose C library is as recent as this host's.
+        host_arch = platform.machine()
+        if self.arch != host_arch or self.libc != "glibc":
+            raise UsageError(
+                f"{self.spec} is {self.arch} and this rtbench builds only a {host_arch} "
+                "core with the system's C library."
+            )
+        self.core_build = "this host's build (dynamically linked, glibc)"
+        return build.ensure_core(ROOT, say)
+
+    def _deploy(self, core: Path) -> None:
+        assert self.folder is not None
+        try:
+            with core.open("rb") as f:
+                status, _out, err = self.link.run(
+                    remote_shell(_COPY, self.folder), timeout_s=_DEPLOY_TIMEOUT_S, stdin=f
+                )
+        except OSError as e:
+            raise RtbenchError(f"Cannot read {core}: {e.strerror or e}.") from None
+        if status != 0:
+            said = err.decode("utf-8", errors="replace").strip().splitlines()
+            raise RtbenchError(
+                f"Cannot copy rtbench-core to {self.spec}:{self.folder}: "
+                f"{said[-1] if said else f'exit status {status}'}."
+            )
+
+    # -- the Target protocol ---------------------------------------------------------------
+
+    def transport(self) -> SshTransport:
+        # The core is copied on first use: `rtbench system` needs none.
+        if self._transport is None:
+            if self.folder is None:
+                raise RtbenchError(f"The target {self.spec} is not open.")
+            core = self._core(self._say)
+            self._say(f"rtbench: copying rtbench-core ({self.arch}) to {self.spec}:{self.folder}")
+            self._deploy(core)
+            self._transport = SshTransport(self.link, self.folder)
+        return self._transport
+
+    def check_cpu(self, cpu: int | None) -> int:
+        online, allowed = _cpu_lists(self.link.must(_CPUS, "read the CPU lists"))
+        usable = sorted(set(allowed or online or [0]) & set(online or allowed or [0]))
+        if cpu is None:
+            return usable[-1] if usable else 0
+        if cpu not in usable:
+            listed = ", ".join(str(c) for c in usable)
+            raise UsageError(
+                f"CPU {cpu} is not online or not allowed on {self.spec} (usable: {listed})."
+            )
+        return cpu
+
+    def snapshot(self, cpu: int, cpu_given: bool) -> dict[str, Any]:
+        return _remote_snapshot(self.link, cpu, cpu_given)
+
+    def caveats(self, snap: dict[str, Any]) -> list[dict[str, str]]:
+        if snap.get("facts_read") == "partial":
+            return [
+                {
+                    "code": "facts_unavailable",
+                    "severity": "info",
+                    "message": "Only the kernel's identity was read on this target; its "
+                    "other system facts are unknown",
+                    "advice": "Check the target's settings by hand before trusting its figures.",
+                }
+            ]
+        return system.caveats(snap)
+
+    def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> SshTuning:
+        self._tuning = SshTuning(self.link, dma_latency, lift_rt_throttle)
+        return self._tuning
+
+    def recover(self, say: Say) -> bool:
+        """Reconnect (a few tries, each bounded by the connection timeout), kill what the
+        lost command left running, and hold the run's settings again."""
+        for attempt in range(1, _RECOVER_TRIES + 1):
+            say(f"rtbench: reconnecting to {self.spec} (try {attempt} of {_RECOVER_TRIES})")
+            try:
+                self.link.connect()
+            except RtbenchError:
+                continue
+            if self.folder is None or self.link.run(f"test -x {shlex.quote(self.folder)}/rtbench-core")[0] != 0:
+                return False  # the deployed core is gone: the target restarted
+            if self._transport is not None:
+                self._transport.reap()
+            if self._tuning is not None:
+                self._tuning.renew()
+            return True
+        return False
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "spec": self.spec,
+            "arch": self.arch,
+            "kernel_release": self.release,
+            "libc": self.libc,
+            "core_build": self.core_build,
+            "core_path": None if self.folder is None else f"{self.folder}/rtbench-core",
+        }
+
+    def close(self) -> None:
+        try:
+            if self._tuning is not None:
+                self._tuning.restore()
+            if self._transport is not None:
+                self._transport.reap()
+            if self.folder is not None and self.link.alive():
+                self.link.run(remote_shell(_REMOVE, self.folder), timeout_s=15)
+        finally:
+            self._transport = None
+            self.link.close()
+
+
+def _remote_snapshot(link: SshLink, cpu: int, cpu_given: bool) -> dict[str, Any]:
+    """System facts read on the target through `link`.
+
+    With a system package that reads through any command channel (a CommandSource),
+    everything `rtbench system` reports; otherwise the kernel's identity only, said so
+    in `facts_read`.
+    """
+    command_source: Any = getattr(system, "CommandSource", None)
+    if command_source is not None:
+        take: Any = system.snapshot
+        snap: dict[str, Any] = take(cpu, cpu_given=cpu_given, source=command_source(link.run_argv))
+        return snap
+    answer = link.must(
+        "hostname; uname -s; uname -r; uname -v; uname -m; cat /proc/cmdline",
+        "read the system facts",
+    )
+    lines = [*answer.splitlines(), "", "", "", "", "", ""]
+    hostname, sysname, release, version, machine, cmdline = lines[:6]
+    words = version.split()
+    return {
+        "snapshot_version": system.SNAPSHOT_VERSION,
+        "facts_read": "partial",
+        "hostname": hostname,
+        "kernel": {
+            "system": sysname,
+            "release": release,
+            "version": version,
+            "machine": machine,
+            "preempt_rt": "PREEMPT_RT" in words,
+            "preempt_dynamic": "PREEMPT_DYNAMIC" in words or None,
+            "cmdline": cmdline or None,
+        },
+        "measurement_cpu": {"cpu": cpu, "source": "argument" if cpu_given else "default"},
+    }
