@@ -177,7 +177,7 @@ class NamespaceSshd:
     def drop_sessions(self) -> int:
         """Kill every sshd serving a connection (not the listener): the connections
         drop as if the target's sshd died. How many were killed."""
-        listener = self._listener_pid()
+        listener = self.listener_pid()
         killed = 0
         for pid in self.pids():
             if pid == listener:
@@ -188,7 +188,7 @@ class NamespaceSshd:
                     killed += 1
         return killed
 
-    def _listener_pid(self) -> int | None:
+    def listener_pid(self) -> int | None:
         with contextlib.suppress(OSError, ValueError):
             return int((self.folder / "sshd.pid").read_text())
         return None

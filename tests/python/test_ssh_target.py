@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The SSH target against a real sshd in a network namespace of this machine.
+
+The namespace, its veth pair with private addresses, the keys and the sshd are made
+by the tests (sshd_netns) and torn down at the end; no other address is contacted.
+The runs use the quick profile and a few scenarios.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import RunCli, cli
+from sshd_netns import NamespaceSshd, why_unusable
+
+from rtbench import targets
+from rtbench.errors import UsageError
+from rtbench.paths import ROOT
+from rtbench.results import RESULTS_FILE
+from rtbench.targets.ssh_link import OPTIONS_ENV, parse_address
+
+SUBSET = ("cal.timestamp", "sem.behavior.release_order", "mut.behavior.pi")
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamespaceSshd]:
+    why = why_unusable()
+    if why is not None:
+        pytest.skip(f"no namespace sshd: {why}")
+    server = NamespaceSshd(tmp_path_factory.mktemp("sshd"))
+    with server:
+        yield server
+    assert not Path(f"/run/netns/{server.netns}").exists()
+
+
+def _env(server: NamespaceSshd, tmp_path: Path) -> dict[str, str]:
+    return {OPTIONS_ENV: server.options(), "RTBENCH_LOCK_DIR": str(tmp_path)}
+
+
+def _results(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / RESULTS_FILE).read_text())
+    schema = json.loads((ROOT / "schema" / "rtbench.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    return data
+
+
+def _verdicts(data: dict[str, Any]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for scenario in data["scenarios"]:
+        for record in scenario.get("records", []):
+            if record.get("type") == "verdict":
+                found[scenario["name"]] = record["verdict"]
+    return found
+
+
+# ---- addresses ------------------------------------------------------------------------
+
+
+def test_addresses_are_read_or_refused_in_one_sentence() -> None:
+    a = parse_address("ssh://pi@board.local:2222")
+    assert (a.user, a.host, a.port) == ("pi", "board.local", 2222)
+    assert parse_address("ssh://[fe80::1]").host == "fe80::1"
+    assert parse_address("ssh://board").user is None
+    for bad in ("ssh://", "ssh://host:99999", "ssh://host/path", "ssh://u:pw@host", "ssh://-oProxy=x"):
+        with pytest.raises(UsageError):
+            targets.parse(bad)
+    assert targets.parse("ssh://root@10.213.0.2").kind == "ssh"
+
+
+# ---- against the namespace sshd ---------------------------------------------------------
+
+
+def test_quick_subset_runs_over_ssh_and_leaves_nothing(
+    sshd: NamespaceSshd, run_cli: RunCli, tmp_path: Path
+) -> None:
+    runtime_path = Path("/proc/sys/kernel/sched_rt_runtime_us")
+    runtime_before = runtime_path.read_text()
+    done = run_cli(
+        "run", "--target", sshd.spec(), "--profile", "quick", "--only", *SUBSET,
+        "--lift-rt-throttle", "--out", "res", env=_env(sshd, tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = _results(tmp_path / "res")
+    info = data["run"]["target_info"]
+    assert info["kind"] == "ssh" and info["spec"] == sshd.spec()
+    assert info["arch"] == platform.machine()
+    assert info["kernel_release"] == platform.release()
+    assert {s["name"]: s["status"] for s in data["scenarios"]} == dict.fromkeys(SUBSET, "ok")
+    assert _verdicts(data) == {
+        "sem.behavior.release_order": "pass",
+        "mut.behavior.pi": "pass",
+    }
+    assert "/rtbench." in data["run"]["core"]["path"]
+    # the settings were changed on the target and put back there
+    held = {c["setting"]: c for c in data["settings"]["changes"]}
+    skipped = {s["setting"]: s["reason"] for s in data["settings"]["skipped"]}
+    assert "cpu_dma_latency" in held or "cpu_dma_latency" in skipped
+    if "sched_rt_runtime_us" in held:
+        assert held["sched_rt_runtime_us"]["restored"] is True
+    else:  # another run on this machine lifted it first
+        assert "already lifted" in skipped["sched_rt_runtime_us"]
+    assert all(c["restored"] for c in held.values())
+    assert runtime_path.read_text() == runtime_before
+    # the deployed folder is gone, no core runs, only the listener is left
+    assert not Path(info["core_path"]).parent.exists()
+    assert sshd.cores() == {}
+    assert list(sshd.processes()) == [sshd.listener_pid()]
+
+
+def test_system_reads_the_target(sshd: NamespaceSshd, tmp_path: Path) -> None:
+    done = cli(
+        "system", "--target", sshd.spec(), "--json", cwd=tmp_path, env=_env(sshd, tmp_path)
+    )
+    assert done.returncode == 0, done.stderr
+    snap = json.loads(done.stdout)["snapshot"]
+    assert snap["kernel"]["release"] == platform.release()
+    assert snap["kernel"]["machine"] == platform.machine()
+    assert list(sshd.processes()) == [sshd.listener_pid()]
+
+
+def test_connection_killed_mid_run_ends_that_scenario_lost(
+    sshd: NamespaceSshd, tmp_path: Path
+) -> None:
+    """The sshd serving the run is killed while os.noise measures: that scenario is
+    `lost`, rtbench reconnects, kills what the dropped session left, runs the rest."""
+    env = dict(os.environ)
+    env.update(_env(sshd, tmp_path))
+    env.update({"PYTHONPATH": str(ROOT / "python"), "NO_COLOR": "1"})
+    env.pop("RTBENCH_CORE", None)
+    argv = [
+        sys.executable, "-m", "rtbench", "run", "--target", sshd.spec(), "--profile",
+        "quick", "--only", "os.noise", "mut.behavior.pi", "--set", "duration_ms=20000",
+        "--out", "res",
+    ]  # fmt: skip
+    with subprocess.Popen(
+        argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as run:
+        try:
+            seen: dict[int, str] = {}
+            end_by = time.monotonic() + 120
+            while time.monotonic() < end_by and run.poll() is None:
+                seen = {p: c for p, c in sshd.cores().items() if "os.noise" in c}
+                if seen:
+                    break
+                time.sleep(0.05)
+            assert seen, "the core never ran os.noise on the target"
+            assert sshd.drop_sessions() > 0
+            out, err = run.communicate(timeout=180)
+        finally:
+            if run.poll() is None:
+                run.kill()
+    assert run.returncode == 1, err  # a lost scenario counts as failed
+    data = _results(tmp_path / "res")
+    status = {s["name"]: s for s in data["scenarios"]}
+    assert status["os.noise"]["status"] == "lost"
+    assert "SSH connection" in status["os.noise"]["reason"]
+    assert status["cal.timestamp"]["status"] == "ok"  # measured before: kept
+    assert status["mut.behavior.pi"]["status"] == "ok"  # after the reconnection
+    assert "lost" in err and "reconnecting" in err
+    # the core the dropped session left behind was killed; nothing else remains
+    for pid in seen:
+        assert not Path(f"/proc/{pid}").exists()
+    assert sshd.cores() == {}
+    assert list(sshd.processes()) == [sshd.listener_pid()]
+
+
+def test_wrong_host_is_one_sentence_and_exit_2(sshd: NamespaceSshd, tmp_path: Path) -> None:
+    # the other end of the namespace's /30: nothing listens on port 22 there
+    started = time.monotonic()
+    done = cli(
+        "run", "--target", f"ssh://root@{sshd.host_address}:1", "--only", "cal.timestamp",
+        cwd=tmp_path, env=_env(sshd, tmp_path),
+    )  # fmt: skip
+    assert time.monotonic() - started < 60
+    assert done.returncode == 2
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("rtbench: ")]
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"rtbench run: Cannot connect to ssh://root@{sshd.host_address}:1")
+    assert "refused" in lines[0]
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_unknown_key_is_refused_without_a_prompt(sshd: NamespaceSshd, tmp_path: Path) -> None:
+    done = cli(
+        "system", "--target", f"ssh://nobody-here@{sshd.address}", cwd=tmp_path,
+        env={**_env(sshd, tmp_path), "SSH_AUTH_SOCK": ""},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "Permission denied" in done.stderr
+    assert "Traceback" not in done.stderr
