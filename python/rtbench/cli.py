@@ -15,6 +15,7 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -324,14 +325,15 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     sets = _check_sets(args.sets)
     scale = runner.deadline_scale()
     out = _check_out(args.out, args.profile)
+    asked = _Asked(args, argv, sets, scale)
     if len(chosen) == 1:
-        return _run_on(chosen[0], args, argv, sets, scale, out)
+        return _run_on(chosen[0], asked, out)
     folders = [out / _target_dir(t.spec) for t in chosen]
     statuses: list[int] = []
     done: list[Path] = []
     for target, folder in zip(chosen, folders, strict=True):
         _err(f"rtbench run: target {target.spec}")
-        status = _run_on(target, args, argv, sets, scale, folder)
+        status = _run_on(target, asked, folder)
         statuses.append(status)
         if (folder / RESULTS_FILE).is_file():
             done.append(folder)
@@ -342,29 +344,26 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 130 if 130 in statuses else max(statuses)
 
 
-def _run_on(
-    target: Target,
-    args: argparse.Namespace,
-    argv: Sequence[str],
-    sets: tuple[tuple[str, str], ...],
-    scale: float,
-    out: Path,
-) -> int:
+@dataclass(frozen=True)
+class _Asked:
+    """What `rtbench run` was asked, checked, for every target alike."""
+
+    args: argparse.Namespace
+    argv: Sequence[str]
+    sets: tuple[tuple[str, str], ...]
+    scale: float
+
+
+def _run_on(target: Target, asked: _Asked, out: Path) -> int:
     try:
         target.open(_err)
-        return _run_opened(target, args, argv, sets, scale, out)
+        return _run_opened(target, asked, out)
     finally:
         target.close()
 
 
-def _run_opened(
-    target: Target,
-    args: argparse.Namespace,
-    argv: Sequence[str],
-    sets: tuple[tuple[str, str], ...],
-    scale: float,
-    out: Path,
-) -> int:
+def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
+    args, argv, sets, scale = asked.args, asked.argv, asked.sets, asked.scale
     cpu = target.check_cpu(args.cpu)
     transport = target.transport()
     _meta, core_catalog = runner.query_catalog(transport, cpu)

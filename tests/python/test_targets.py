@@ -143,7 +143,7 @@ def _run(tmp_path: Path, target: ScriptedTarget, cpu: int, hook: RecordingHook) 
 
 
 def _schema_check(folder: Path) -> dict[str, Any]:
-    data = json.loads((folder / RESULTS_FILE).read_text())
+    data: dict[str, Any] = json.loads((folder / RESULTS_FILE).read_text())
     schema = json.loads((ROOT / "schema" / "rtbench.schema.json").read_text())
     jsonschema.validate(data, {**schema, "$ref": "#/$defs/results"})
     return data
