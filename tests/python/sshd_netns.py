@@ -38,8 +38,22 @@ def why_unusable() -> str | None:
     return None
 
 
+def running(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for its parent to collect it does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
 def _run(*argv: str) -> None:
     subprocess.run(argv, check=True, capture_output=True, timeout=30)
+
+
+def _run_quietly(*argv: str) -> None:
+    """A command whose failure means only that there was nothing to do."""
+    subprocess.run(argv, capture_output=True, timeout=30, check=False)
 
 
 def _free_subnet() -> int:
@@ -131,7 +145,17 @@ class NamespaceSshd:
             PRIVSEP_DIR.mkdir(mode=0o755, parents=True)
             self._made_privsep = True
         self.listener = subprocess.Popen(
-            ["ip", "netns", "exec", self.netns, str(SSHD), "-D", "-e", "-f", str(f / "sshd_config")],
+            [
+                "ip",
+                "netns",
+                "exec",
+                self.netns,
+                str(SSHD),
+                "-D",
+                "-e",
+                "-f",
+                str(f / "sshd_config"),
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=(f / "sshd.log").open("wb"),
@@ -157,22 +181,26 @@ class NamespaceSshd:
     def pids(self) -> list[int]:
         """Every process in the namespace."""
         out = subprocess.run(
-            ["ip", "netns", "pids", self.netns], capture_output=True, text=True, timeout=10
+            ["ip", "netns", "pids", self.netns],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         ).stdout
-        return [int(p) for p in out.split() if p.isdigit()]
+        return [int(p) for p in out.split() if p.isdigit() and running(int(p))]
 
-    def processes(self) -> dict[int, str]:
-        """pid -> command line (spaces for NULs) of every process in the namespace."""
-        found: dict[int, str] = {}
+    def processes(self) -> dict[int, list[str]]:
+        """pid -> argv of every process in the namespace."""
+        found: dict[int, list[str]] = {}
         for pid in self.pids():
             with contextlib.suppress(OSError):
                 raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-                found[pid] = raw.replace(b"\0", b" ").decode(errors="replace").strip()
+                found[pid] = raw.decode(errors="replace").split("\0")[:-1] or [""]
         return found
 
-    def cores(self) -> dict[int, str]:
+    def cores(self) -> dict[int, list[str]]:
         """The rtbench-core processes running in the namespace."""
-        return {p: c for p, c in self.processes().items() if "/rtbench-core " in c + " "}
+        return {p: a for p, a in self.processes().items() if a[0].endswith("/rtbench-core")}
 
     def drop_sessions(self) -> int:
         """Kill every sshd serving a connection (not the listener): the connections
@@ -209,8 +237,8 @@ class NamespaceSshd:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.listener.wait(timeout=5)
         if self._exists():
-            subprocess.run(["ip", "netns", "del", self.netns], capture_output=True, timeout=30)
-        subprocess.run(["ip", "link", "del", self.veth], capture_output=True, timeout=30)
+            _run_quietly("ip", "netns", "del", self.netns)
+        _run_quietly("ip", "link", "del", self.veth)
         if self._made_privsep:
             with contextlib.suppress(OSError):
                 PRIVSEP_DIR.rmdir()

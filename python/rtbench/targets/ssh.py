@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import platform
 import shlex
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +27,18 @@ from rtbench.targets.ssh_stream import SshTransport
 from rtbench.targets.ssh_tuning import SshTuning
 
 _RECOVER_TRIES = 3
+_RECOVER_PAUSE_S = 2.0
 _DEPLOY_TIMEOUT_S = 120.0
 
 # Makes the private folder and says what the target is, in one round trip.
 _PREPARE = (
-    'd=$(mktemp -d "${TMPDIR:-/tmp}/rtbench.XXXXXXXX") || exit 1; '
-    'echo "$d"; uname -m; uname -r'
+    'd=$(mktemp -d "${TMPDIR:-/tmp}/rtbench.XXXXXXXX") || exit 1; echo "$d"; uname -m; uname -r'
 )
 # Copies stdin into $1/rtbench-core and makes it executable.
-_COPY = 'cat > "$1/rtbench-core.part" && chmod 700 "$1/rtbench-core.part" && mv -f "$1/rtbench-core.part" "$1/rtbench-core"'
+_COPY = (
+    'cat > "$1/rtbench-core.part" && chmod 700 "$1/rtbench-core.part" '
+    '&& mv -f "$1/rtbench-core.part" "$1/rtbench-core"'
+)
 # Removes the private folder, only if it is one rtbench made.
 _REMOVE = 'case "$1" in */rtbench.*) rm -rf -- "$1" ;; esac'
 _CPUS = "cat /sys/devices/system/cpu/online; grep '^Cpus_allowed_list:' /proc/self/status"
@@ -166,17 +170,25 @@ class SshTarget:
         """Reconnect (a few tries, each bounded by the connection timeout), kill what the
         lost command left running, and hold the run's settings again."""
         for attempt in range(1, _RECOVER_TRIES + 1):
+            if attempt > 1:
+                time.sleep(_RECOVER_PAUSE_S * (attempt - 1))  # let a short outage pass
             say(f"rtbench: reconnecting to {self.spec} (try {attempt} of {_RECOVER_TRIES})")
             try:
                 self.link.connect()
             except RtbenchError:
                 continue
-            if self.folder is None or self.link.run(f"test -x {shlex.quote(self.folder)}/rtbench-core")[0] != 0:
+            if (
+                self.folder is None
+                or self.link.run(f"test -x {shlex.quote(self.folder)}/rtbench-core")[0] != 0
+            ):
                 return False  # the deployed core is gone: the target restarted
-            if self._transport is not None:
-                self._transport.reap()
+            left = 0 if self._transport is None else self._transport.reap()
             if self._tuning is not None:
                 self._tuning.renew()
+            killed = (
+                f"; killed {left} core command(s) the lost session left running" if left else ""
+            )
+            say(f"rtbench: reconnected to {self.spec}{killed}")
             return True
         return False
 

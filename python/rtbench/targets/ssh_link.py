@@ -17,14 +17,16 @@ uses), except BatchMode and the control socket, which rtbench needs.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -36,8 +38,11 @@ OPTIONS_ENV = "RTBENCH_SSH_OPTIONS"
 CONNECT_TIMEOUT_S = 8
 ALIVE_INTERVAL_S = 2
 ALIVE_COUNT = 3
+_PR_SET_PDEATHSIG = 1
 # ssh's own exit status when the connection (not the remote command) failed
 SSH_FAILED = 255
+# what `timeout` and the system facts' command sources say for a command out of time
+STATUS_TIMEOUT = 124
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,26 @@ def remote_shell(script: str, *args: str) -> str:
     """A command line that runs `script` with POSIX sh on the target, whatever the
     login shell there, with `args` as $1, $2, ..."""
     return "exec sh -c " + shlex.join([script, "rtbench", *args])
+
+
+def _prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return function
+
+
+_PRCTL = _prctl()  # looked up here: the child of a fork should do as little as it can
+
+
+def _die_with_parent() -> None:
+    """In the master's child before exec: end when rtbench ends, however it ends (Linux's
+    parent-death signal), so no connection outlives the run."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def _last_line(text: str) -> str:
@@ -171,6 +196,8 @@ class SshLink:
             stdout=subprocess.DEVNULL,
             stderr=self._master_log,
             start_new_session=True,  # a Ctrl-C at the terminal is the runner's to handle
+            # only a foreign call, prepared before the fork (see _die_with_parent)
+            preexec_fn=_die_with_parent if _PRCTL is not None else None,  # noqa: PLW1509
         )
         # Everything ssh may spend: the TCP connection, a jump host's, authentication.
         deadline = time.monotonic() + 3 * CONNECT_TIMEOUT_S + 5
@@ -185,8 +212,7 @@ class SshLink:
             time.sleep(0.05)
         self.disconnect()
         raise UsageError(
-            f"Cannot connect to {self.spec}: no SSH session within "
-            f"{3 * CONNECT_TIMEOUT_S + 5} s."
+            f"Cannot connect to {self.spec}: no SSH session within {3 * CONNECT_TIMEOUT_S + 5} s."
         )
 
     def _check(self) -> bool:
@@ -224,16 +250,15 @@ class SshLink:
     def disconnect(self) -> None:
         """End the master connection (and with it every session over it)."""
         master, self._master = self._master, None
-        if master is not None:
-            if master.poll() is None:
+        if master is not None and master.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(master.pid, signal.SIGTERM)
+            try:
+                master.wait(timeout=5)
+            except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(master.pid, signal.SIGTERM)
-                try:
-                    master.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.killpg(master.pid, signal.SIGKILL)
-                    master.wait(timeout=5)
+                    os.killpg(master.pid, signal.SIGKILL)
+                master.wait(timeout=5)
         log, self._master_log = self._master_log, None
         if log is not None:
             log.close()
@@ -272,7 +297,9 @@ class SshLink:
     def run_argv(self, argv: Sequence[str], timeout_s: float = 10.0) -> tuple[int, bytes]:
         """`argv` run on the target (each word quoted): (status, stdout). The shape of
         callable the system facts' CommandSource reads through."""
-        status, out, _err = self.run(shlex.join(argv), timeout_s=timeout_s)
+        status, out, err = self.run(shlex.join(argv), timeout_s=timeout_s)
+        if status == SSH_FAILED and err.startswith(b"no answer within"):
+            return STATUS_TIMEOUT, out
         return status, out
 
     def must(self, command: str, what: str, timeout_s: float = 30.0) -> str:
@@ -282,9 +309,7 @@ class SshLink:
             said = _last_line(err.decode("utf-8", errors="replace"))
             if status == SSH_FAILED and not self.alive():
                 said = self.why_down()
-            raise RtbenchError(
-                f"Cannot {what} on {self.spec}: {said or f'exit status {status}'}."
-            )
+            raise RtbenchError(f"Cannot {what} on {self.spec}: {said or f'exit status {status}'}.")
         return out.decode("utf-8", errors="replace").strip()
 
     def popen(self, command: str, stdin: int | IO[bytes]) -> subprocess.Popen[bytes]:

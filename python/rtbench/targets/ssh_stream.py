@@ -17,8 +17,8 @@ dropped, and `read_line` raises `TargetLost`.
 
 A dropped connection may leave the core running on the target (sshd does not signal
 a command without a terminal); it writes into a closed pipe at its next record and
-ends, and the core bounds its own run time in any case. Its group is remembered, and
-`reap()` kills it once the target is reachable again.
+ends, and the core bounds its own run time in any case. `reap()` kills it once the
+target is reachable again (found by its path: the deployment folder is the run's own).
 """
 
 from __future__ import annotations
@@ -49,6 +49,15 @@ WRAPPER = (
     '"$@" & c=$!; '
     'echo "@rtbench-core $c"; '
     'wait "$c"; echo "@rtbench-exit $?"'
+)
+
+
+# Kills every process whose command line starts with the core's path ($1); prints how many.
+REAP = (
+    "n=0; for d in /proc/[0-9]*; do "
+    "c=$(tr '\\000' ' ' < \"$d/cmdline\" 2>/dev/null) || continue; "
+    'case "$c" in "$1 "*) kill -KILL "${d#/proc/}" 2>/dev/null && n=$((n + 1)) ;; esac; '
+    'done; echo "$n"'
 )
 
 
@@ -143,10 +152,8 @@ class SshStream:
 
     def _ended(self) -> None:
         """The output closed: did the command end, or the connection?"""
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=_EXIT_WAIT_S)
-        except subprocess.TimeoutExpired:
-            pass
         if self.exit_status is not None or self._signalled is not None:
             return
         said = self._said()
@@ -222,11 +229,10 @@ class SshStream:
             data = b"".join(self._tail)
         return data[-_STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
 
-    def leftover(self) -> tuple[int | None, int | None] | None:
-        """(group, core) when the command may still run on the target, else None."""
-        if self._lost is None or (self.group is None and self.core is None):
-            return None
-        return self.group, self.core
+    @property
+    def lost(self) -> bool:
+        """Whether the connection dropped under the command (it may still run there)."""
+        return self._lost is not None
 
     def close(self) -> None:
         if self._process.poll() is None:
@@ -250,7 +256,7 @@ class SshTransport:
         self.link = link
         self.folder = folder
         self.core = f"{folder}/rtbench-core"
-        self._leftovers: list[tuple[int | None, int | None]] = []
+        self._leftovers = False  # a command was lost: its core may still run there
         self._streams: list[SshStream] = []
 
     def describe(self) -> dict[str, str | None]:
@@ -266,29 +272,21 @@ class SshTransport:
         return stream
 
     def _collect(self) -> None:
-        """Remember the commands a dropped connection may have left running."""
-        for stream in self._streams:
-            left = stream.leftover()
-            if left is not None:
-                self._leftovers.append(left)
+        """Note whether a dropped connection may have left a command running."""
+        self._leftovers = self._leftovers or any(s.lost for s in self._streams)
         self._streams = [s for s in self._streams if s._process.poll() is None]
 
-    def reap(self) -> int:
-        """Kill, over a working connection, what dropped connections left running (only
-        processes that still run this deployment's core). How many were still there."""
+    def reap(self, always: bool = False) -> int:
+        """Kill, over a working connection, what dropped connections left running: every
+        process on the target that runs this deployment's core (its folder is this run's
+        own, and the runner runs one command at a time). How many there were. Without
+        `always`, only when a command was lost."""
         self._collect()
-        found = 0
-        for group, core in self._leftovers:
-            check = core if core is not None else group
-            script = (
-                'tr "\\000" " " < /proc/"$1"/cmdline 2>/dev/null | grep -qF "$2" || exit 3; '
-                'kill -KILL -- "$3" "$1" 2>/dev/null; exit 0'
-            )
-            target_group = f"-{group}" if group is not None else str(check)
-            status, _out, _err = self.link.run(
-                remote_shell(script, str(check), self.core, target_group), timeout_s=10
-            )
-            if status == 0:
-                found += 1
-        self._leftovers.clear()
-        return found
+        if not (always or self._leftovers):
+            return 0
+        status, out, _err = self.link.run(remote_shell(REAP, self.core), timeout_s=30)
+        if status != 0:
+            return 0
+        self._leftovers = False
+        text = out.decode("ascii", errors="replace").strip()
+        return int(text) if text.isdigit() else 0

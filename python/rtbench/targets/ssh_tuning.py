@@ -185,7 +185,9 @@ class SshTuning:
         elif key == "@dma-set":
             if self._dma is not None:
                 return
-            note = "held open for the run by a shell on the target; closing it withdraws the request"
+            note = (
+                "held open for the run by a shell on the target; closing it withdraws the request"
+            )
             if len(words) > 1 and words[1] not in ("0", "?"):
                 note += f"; the kernel still reports {words[1]} µs"
             self._dma = {
