@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ class _ScriptedTransport:
         self._local = LocalProcess(core, child_cpus=set(os.sched_getaffinity(0)))
         self.vanish_in = vanish_in
 
-    def start(self, args: list[str]) -> CoreStream:
+    def start(self, args: Sequence[str]) -> CoreStream:
         stream = self._local.start(args)
         if self.vanish_in in args:
             return _VanishingStream(stream, after=2)

@@ -11,9 +11,10 @@ through the same connection.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import platform
-import shlex
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ _COPY = (
 )
 # Removes the private folder, only if it is one rtbench made.
 _REMOVE = 'case "$1" in */rtbench.*) rm -rf -- "$1" ;; esac'
+# Waits for its input to end (rtbench closing it, or the session ending however it
+# ends), then removes the private folder.
+_KEEP = "while read -r _l; do :; done; " + _REMOVE
 _CPUS = "cat /sys/devices/system/cpu/online; grep '^Cpus_allowed_list:' /proc/self/status"
 
 
@@ -72,6 +76,7 @@ class SshTarget:
         self._say: Say = lambda _text: None
         self._transport: SshTransport | None = None
         self._tuning: SshTuning | None = None
+        self._keeper: subprocess.Popen[bytes] | None = None
 
     # -- open ----------------------------------------------------------------------------
 
@@ -79,10 +84,16 @@ class SshTarget:
         self._say = say
         say(f"rtbench: connecting to {self.spec}")
         self.link.connect()
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """Make the private folder on the target, and the session that removes it."""
         lines = self.link.must(remote_shell(_PREPARE), "make a private folder").splitlines()
         if len(lines) < 3 or not lines[0].startswith("/"):
             raise RtbenchError(f"Cannot prepare {self.spec}: it answered {lines!r}.")
         self.folder, self.arch, self.release = lines[0], lines[1], lines[2]
+        self._end_keeper()
+        self._keeper = self.link.popen(remote_shell(_KEEP, self.folder), stdin=subprocess.PIPE)
 
     def _core(self, say: Say) -> Path:
         """The core for the target's architecture and the chosen C library."""
@@ -177,20 +188,32 @@ class SshTarget:
                 self.link.connect()
             except RtbenchError:
                 continue
-            if (
-                self.folder is None
-                or self.link.run(f"test -x {shlex.quote(self.folder)}/rtbench-core")[0] != 0
-            ):
-                return False  # the deployed core is gone: the target restarted
-            left = 0 if self._transport is None else self._transport.reap()
-            if self._tuning is not None:
-                self._tuning.renew()
+            try:
+                left = self._resume()
+            except RtbenchError as e:
+                say(f"rtbench: {e}")
+                return False
             killed = (
                 f"; killed {left} core command(s) the lost session left running" if left else ""
             )
             say(f"rtbench: reconnected to {self.spec}{killed}")
             return True
         return False
+
+    def _resume(self) -> int:
+        """After a reconnection: kill what the lost session left, deploy the core again
+        (the session that kept its folder ended with the connection), hold the settings
+        again. How many core commands were killed."""
+        left = 0
+        if self._transport is not None:
+            left = self._transport.reap()
+            self._prepare()
+            self._deploy(self._core(self._say))
+            assert self.folder is not None
+            self._transport.relocate(self.folder)
+        if self._tuning is not None:
+            self._tuning.renew()
+        return left
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -209,11 +232,31 @@ class SshTarget:
                 self._tuning.restore()
             if self._transport is not None:
                 self._transport.reap()
-            if self.folder is not None and self.link.alive():
+            removed = self._end_keeper()
+            if self.folder is not None and not removed and self.link.alive():
                 self.link.run(remote_shell(_REMOVE, self.folder), timeout_s=15)
         finally:
             self._transport = None
+            self._end_keeper()
             self.link.close()
+
+    def _end_keeper(self) -> bool:
+        """Close the keeper's input so it removes the folder; whether it did."""
+        keeper, self._keeper = self._keeper, None
+        if keeper is None:
+            return False
+        removed = False
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            if keeper.stdin is not None:
+                keeper.stdin.close()
+            removed = keeper.wait(timeout=10) == 0
+        if keeper.poll() is None:
+            keeper.kill()
+            keeper.wait(timeout=5)
+        for pipe in (keeper.stdout, keeper.stderr):
+            if pipe is not None:
+                pipe.close()
+        return removed
 
 
 def _remote_snapshot(link: SshLink, cpu: int, cpu_given: bool) -> dict[str, Any]:

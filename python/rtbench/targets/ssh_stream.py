@@ -7,10 +7,14 @@ sshd gives every command (sshd makes it a session and process-group leader):
     echo "@rtbench-group $$"      the process group of the command
     CORE ARGS &                   the core, in that group
     echo "@rtbench-core $!"       its pid
+    (watcher)                     kills the core when the session's input ends
     wait; echo "@rtbench-exit $?" its exit status (128+n: killed by signal n)
 
 The three `@rtbench-` lines travel on stdout beside the core's records and are taken
-out before the runner sees them. `terminate()` sends SIGTERM to the core, `kill()`
+out before the runner sees them. rtbench keeps the session's input open and never
+writes to it; a watcher in the wrapper kills the core when that input ends, which is
+when the session ends for any reason the target sees (rtbench killed, its master
+connection ended, sshd gone). `terminate()` sends SIGTERM to the core, `kill()`
 SIGKILL to the whole group, both as commands over the master connection. Without an
 exit line, a command that ssh reports ended was not ended by rtbench: the connection
 dropped, and `read_line` raises `TargetLost`.
@@ -46,11 +50,12 @@ _SIGNAL_WAIT_S = 5.0
 WRAPPER = (
     'cd "$1" || exit 97; shift; '
     'echo "@rtbench-group $$"; '
-    '"$@" & c=$!; '
+    '"$@" </dev/null & c=$!; '
     'echo "@rtbench-core $c"; '
-    'wait "$c"; echo "@rtbench-exit $?"'
+    # the session's input ends when the session does: then nobody reads the core
+    'exec 3<&0; { while read -r _l; do :; done; kill -KILL "$c" 2>/dev/null; } <&3 & w=$!; '
+    'wait "$c"; s=$?; kill "$w" 2>/dev/null; echo "@rtbench-exit $s"'
 )
-
 
 # Kills every process whose command line starts with the core's path ($1); prints how many.
 REAP = (
@@ -242,9 +247,10 @@ class SshStream:
                 self._process.wait(timeout=5)
         for reader in self._readers:
             reader.join(timeout=2.0)
-        for pipe in (self._process.stdout, self._process.stderr):
+        for pipe in (self._process.stdin, self._process.stdout, self._process.stderr):
             if pipe is not None:
-                pipe.close()
+                with contextlib.suppress(OSError):
+                    pipe.close()
 
 
 class SshTransport:
@@ -262,12 +268,17 @@ class SshTransport:
     def describe(self) -> dict[str, str | None]:
         return {"path": f"{self.link.spec}{self.core}", "version": None}
 
+    def relocate(self, folder: str) -> None:
+        """The core was copied again, into `folder` (after a reconnection)."""
+        self.folder = folder
+        self.core = f"{folder}/rtbench-core"
+
     def start(self, args: Sequence[str]) -> SshStream:
         self._collect()
         if not self.link.alive():
             raise TargetLost(self.link.why_down())
         command = remote_shell(WRAPPER, self.folder, self.core, *args)
-        stream = SshStream(self.link, self.link.popen(command, stdin=subprocess.DEVNULL))
+        stream = SshStream(self.link, self.link.popen(command, stdin=subprocess.PIPE))
         self._streams.append(stream)
         return stream
 
