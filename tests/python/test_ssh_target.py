@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -182,6 +183,31 @@ def test_connection_killed_mid_run_ends_that_scenario_lost(
     assert "reconnected" in err
     # the core the dropped session left behind was killed; nothing else remains
     assert not any(running(pid) for pid in seen)
+    assert sshd.cores() == {}
+    assert list(sshd.processes()) == [sshd.listener_pid()]
+
+
+def test_ctrl_c_stops_the_remote_core_which_reports(sshd: NamespaceSshd, tmp_path: Path) -> None:
+    """SIGINT to rtbench mid-scenario: the core on the target gets SIGTERM over the
+    connection and reports what it measured (`stopped`), as a local core does."""
+    run = _start_run(
+        sshd, tmp_path, "--profile", "quick", "--only", "timer.periodic.latency",
+        "--set", "duration_ms=20000", "--out", "res",
+    )  # fmt: skip
+    try:
+        with run:
+            _wait_for_core(sshd, run, "timer.periodic.latency")
+            time.sleep(0.5)
+            run.send_signal(signal.SIGINT)
+            _out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 130, err
+    data = _results(tmp_path / "res")
+    stopped = {s["name"]: s for s in data["scenarios"]}["timer.periodic.latency"]
+    assert stopped["status"] == "stopped"
+    assert any(r["type"] == "result" for r in stopped["records"])
     assert sshd.cores() == {}
     assert list(sshd.processes()) == [sshd.listener_pid()]
 
