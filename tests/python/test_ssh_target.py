@@ -28,6 +28,7 @@ from rtbench.errors import UsageError
 from rtbench.paths import ROOT
 from rtbench.results import RESULTS_FILE
 from rtbench.targets.ssh_link import OPTIONS_ENV, parse_address
+from rtbench.targets.ssh_stream import WRAPPER, shell_status
 from sshd_netns import NamespaceSshd, running, why_unusable
 
 SUBSET = ("cal.timestamp", "sem.behavior.release_order", "mut.behavior.pi")
@@ -276,3 +277,48 @@ def test_unknown_key_is_refused_without_a_prompt(sshd: NamespaceSshd, tmp_path: 
     assert done.returncode == 2
     assert "Permission denied" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---- the wrapper every core command runs in, under this machine's sh ----------------
+
+
+def _wrapped(*command: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        ["sh", "-c", WRAPPER, "rtbench", "/", *command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def test_the_wrapper_reports_the_pids_and_the_exit_status() -> None:
+    with _wrapped("sh", "-c", "echo record; exit 3") as p:
+        assert p.stdout is not None and p.stdin is not None
+        out: list[str] = []
+        while not out or not out[-1].startswith("@rtbench-exit"):
+            line = p.stdout.readline()
+            assert line, out
+            out.append(line.strip())
+        p.stdin.close()
+        p.wait(timeout=30)
+    # the group line comes first, the exit line last; the core's own line may come
+    # before or after the shell says the core's pid
+    assert out[0] == f"@rtbench-group {p.pid}"
+    assert sorted(out[1:3]) == sorted(["record", next(x for x in out if "-core " in x)])
+    assert out[3:] == ["@rtbench-exit 3"]
+    assert shell_status(3) == 3 and shell_status(128 + 9) == -9
+
+
+def test_the_wrapper_kills_the_core_when_the_session_input_ends() -> None:
+    with _wrapped("sleep", "60") as p:
+        assert p.stdout is not None and p.stdin is not None
+        p.stdout.readline()
+        core = int(p.stdout.readline().split()[1])
+        time.sleep(0.3)
+        assert running(core)  # control: alive while the input is open
+        p.stdin.close()
+        last = p.stdout.readline().strip()
+        p.wait(timeout=30)
+    assert last == "@rtbench-exit 137"
+    assert not running(core)
