@@ -8,12 +8,14 @@ The runs use the quick profile and a few scenarios.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -283,13 +285,24 @@ def test_unknown_key_is_refused_without_a_prompt(sshd: NamespaceSshd, tmp_path: 
 
 
 def _wrapped(*command: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    """The wrapper running `command`, killed after 30 s whatever happens (so no read
+    of its output can wait for ever)."""
+    p = subprocess.Popen(
         ["sh", "-c", WRAPPER, "rtbench", "/", *command],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         start_new_session=True,
     )
+
+    def kill() -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(p.pid, signal.SIGKILL)
+
+    guard = threading.Timer(30.0, kill)
+    guard.daemon = True
+    guard.start()
+    return p
 
 
 def test_the_wrapper_reports_the_pids_and_the_exit_status() -> None:
