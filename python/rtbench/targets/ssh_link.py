@@ -175,8 +175,16 @@ class SshLink:
     def connect(self) -> None:
         """Open the master connection; RtbenchError in one sentence when it fails."""
         self.disconnect()
+        if shutil.which("ssh") is None:
+            raise UsageError(
+                f"Cannot connect to {self.spec}: the OpenSSH client (ssh) is not installed."
+            )
         if self._dir is None:
-            self._dir = Path(tempfile.mkdtemp(prefix="rtbench-ssh-"))
+            # a Unix socket's path has room for about 100 bytes
+            base = tempfile.gettempdir()
+            self._dir = Path(
+                tempfile.mkdtemp(prefix="rtbench-ssh-", dir=base if len(base) < 60 else "/tmp")
+            )
         log_path = self._dir / "master.log"
         self._master_log = log_path.open("w+b")
         argv = [
