@@ -41,9 +41,12 @@ rtb_missing_packages() {
 		missing="$missing chromium-driver"
 	fi
 	# The SSH target's tests start a real sshd in a network namespace (the client,
-	# openssh-client, comes with it).
+	# openssh-client, comes with it; `ip` makes the namespace).
 	if [ "$want" = dev ] && ! [ -x /usr/sbin/sshd ]; then
 		missing="$missing openssh-server"
+	fi
+	if [ "$want" = dev ] && ! command -v ip >/dev/null 2>&1; then
+		missing="$missing iproute2"
 	fi
 	printf '%s' "${missing# }"
 }
