@@ -173,11 +173,37 @@ def problem_logs(outcome: ScenarioOutcome) -> list[str]:
     ]
 
 
+EMULATED_BANNER = (
+    "EMULATED: timing is not representative of hardware (the target is an emulator); "
+    "behaviour verdicts keep their meaning."
+)
+
+
+def emulated(doc: ResultsDocument) -> bool:
+    """Whether the run measured an emulated machine (a QEMU guest under TCG)."""
+    return bool((doc.run.target_info or {}).get("emulated"))
+
+
 def first_meta(doc: ResultsDocument) -> Mapping[str, Any] | None:
     for outcome in doc.scenarios:
         if outcome.meta is not None:
             return outcome.meta
     return None
+
+
+def core_build(meta: Mapping[str, Any] | None) -> str | None:
+    """How the core was built, in one line ("static aarch64, gcc 12.2.0,
+    glibc 2.36"); None when its meta record says nothing about it."""
+    build = (meta or {}).get("build")
+    if not isinstance(build, Mapping):
+        return None
+    static = build.get("static")
+    linking = "static " if static is True else "dynamic " if static is False else ""
+    arch = build.get("arch")
+    parts = [f"{linking}{arch}" if arch else linking.strip()]
+    parts += [str(build[k]) for k in ("compiler", "libc") if build.get(k)]
+    parts = [p for p in parts if p]
+    return ", ".join(parts) or None
 
 
 def status_counts(doc: ResultsDocument) -> Counter[str]:

@@ -11,11 +11,14 @@ from typing import Any
 
 from rtbench import units
 from rtbench.report.common import (
+    EMULATED_BANNER,
     STATUS_WORDS,
     TableView,
     VerdictView,
     all_verdicts,
     by_family,
+    core_build,
+    emulated,
     first_meta,
     format_ratio,
     format_value,
@@ -131,6 +134,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
                 "red",
             )
         )
+    if emulated(doc):
+        lines.append("")
+        lines.append(s(EMULATED_BANNER, "bold", "yellow"))
     meta = first_meta(doc)
     if meta is not None:
         lines.append(
@@ -138,6 +144,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
             f"{meta.get('libc') or 'unknown C library'}, port {meta['port']}, "
             f"core {meta['core_version']}"
         )
+        built = core_build(meta)
+        if built is not None:
+            lines.append(f"core: {built}")
     if doc.calibration is not None:
         cal = doc.calibration
         hz = float(cal.counter["hz"])
@@ -346,6 +355,8 @@ def _summary_line(doc: ResultsDocument) -> str:
         text += "; verdicts: " + ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
     if not doc.run.complete:
         text += "; run INCOMPLETE"
+    if emulated(doc):
+        text += "; EMULATED (timing is not representative of hardware)"
     if not doc.run.realtime:
         text += "; NOT REAL-TIME (no real-time policy: figures do not show what the system can do)"
     return text
@@ -370,6 +381,8 @@ def _summary(doc: ResultsDocument, s: _Style, location: str | None, width: int) 
                 "red",
             ),
         ]
+    if emulated(doc):
+        lines += ["", s(one_line(EMULATED_BANNER, width), "bold", "yellow")]
     warnings = warning_caveats(doc)
     if warnings:
         lines += ["", s(f"Caveats ({len(warnings)}; the report says what each means and what "
@@ -423,7 +436,11 @@ def _summary_header(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
             f"{Resolution.of_counter(cal.counter).describe()}; "
             f"timestamp overhead {units.format_duration(cal.overhead_ns)}"
         )
-    return [head, one_line(system, width)] + ([one_line(counter, width)] if counter else [])
+    built = core_build(meta)
+    lines = [head, one_line(system, width)]
+    if built is not None:
+        lines.append(one_line(f"core: {built}", width))
+    return lines + ([one_line(counter, width)] if counter else [])
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
