@@ -12,8 +12,6 @@ through the same connection.
 from __future__ import annotations
 
 import contextlib
-import inspect
-import platform
 import subprocess
 import time
 from pathlib import Path
@@ -45,19 +43,6 @@ _REMOVE = 'case "$1" in */rtbench.*) rm -rf -- "$1" ;; esac'
 # Waits for its input to end (rtbench closing it, or the session ending however it
 # ends), then removes the private folder.
 _KEEP = "while read -r _l; do :; done; " + _REMOVE
-_CPUS = "cat /sys/devices/system/cpu/online; grep '^Cpus_allowed_list:' /proc/self/status"
-
-
-def _cpu_lists(text: str) -> tuple[list[int] | None, list[int] | None]:
-    """(online, allowed) from the answer to _CPUS."""
-    online: list[int] | None = None
-    allowed: list[int] | None = None
-    for line in text.splitlines():
-        if line.startswith("Cpus_allowed_list:"):
-            allowed = system.parse_cpu_list(line.split(":", 1)[1].strip())
-        elif line.strip():
-            online = system.parse_cpu_list(line.strip())
-    return online, allowed
 
 
 class SshTarget:
@@ -72,7 +57,6 @@ class SshTarget:
         self.arch: str | None = None
         self.release: str | None = None
         self.folder: str | None = None
-        self.core_build: str | None = None  # how the deployed core was made
         self._say: Say = lambda _text: None
         self._transport: SshTransport | None = None
         self._tuning: SshTuning | None = None
@@ -96,25 +80,9 @@ class SshTarget:
         self._keeper = self.link.popen(remote_shell(_KEEP, self.folder), stdin=subprocess.PIPE)
 
     def _core(self, say: Say) -> Path:
-        """The core for the target's architecture and the chosen C library."""
+        """The static core for the target's architecture and the chosen C library."""
         assert self.arch is not None
-        params = inspect.signature(build.ensure_core).parameters
-        if "arch" in params:
-            self.core_build = f"static, {self.libc}"
-            core: Path = build.ensure_core(  # type: ignore[call-arg,unused-ignore]
-                ROOT, say, arch=self.arch, libc=self.libc, static=True
-            )
-            return core
-        # A build without cross or static cores: the host's own core fits a target of
-        # the same architecture whose C library is as recent as this host's.
-        host_arch = platform.machine()
-        if self.arch != host_arch or self.libc != "glibc":
-            raise UsageError(
-                f"{self.spec} is {self.arch} and this rtbench builds only a {host_arch} "
-                "core with the system's C library."
-            )
-        self.core_build = "this host's build (dynamically linked, glibc)"
-        return build.ensure_core(ROOT, say)
+        return build.ensure_core(ROOT, say, arch=self.arch, libc=self.libc, static=True)
 
     def _deploy(self, core: Path) -> None:
         assert self.folder is not None
@@ -146,8 +114,7 @@ class SshTarget:
         return self._transport
 
     def check_cpu(self, cpu: int | None) -> int:
-        online, allowed = _cpu_lists(self.link.must(_CPUS, "read the CPU lists"))
-        usable = sorted(set(allowed or online or [0]) & set(online or allowed or [0]))
+        usable = system.usable_cpus(self._source())
         if cpu is None:
             return usable[-1] if usable else 0
         if cpu not in usable:
@@ -157,20 +124,14 @@ class SshTarget:
             )
         return cpu
 
+    def _source(self) -> system.CommandSource:
+        """The target's system facts, read through commands over the connection."""
+        return system.CommandSource(self.link.run_argv)
+
     def snapshot(self, cpu: int, cpu_given: bool) -> dict[str, Any]:
-        return _remote_snapshot(self.link, cpu, cpu_given)
+        return system.snapshot(cpu, cpu_given=cpu_given, source=self._source())
 
     def caveats(self, snap: dict[str, Any]) -> list[dict[str, str]]:
-        if snap.get("facts_read") == "partial":
-            return [
-                {
-                    "code": "facts_unavailable",
-                    "severity": "info",
-                    "message": "Only the kernel's identity was read on this target; its "
-                    "other system facts are unknown",
-                    "advice": "Check the target's settings by hand before trusting its figures.",
-                }
-            ]
         return system.caveats(snap)
 
     def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> SshTuning:
@@ -222,7 +183,6 @@ class SshTarget:
             "arch": self.arch,
             "kernel_release": self.release,
             "libc": self.libc,
-            "core_build": self.core_build,
             "core_path": None if self.folder is None else f"{self.folder}/rtbench-core",
         }
 
@@ -257,39 +217,3 @@ class SshTarget:
             if pipe is not None:
                 pipe.close()
         return removed
-
-
-def _remote_snapshot(link: SshLink, cpu: int, cpu_given: bool) -> dict[str, Any]:
-    """System facts read on the target through `link`.
-
-    With a system package that reads through any command channel (a CommandSource),
-    everything `rtbench system` reports; otherwise the kernel's identity only, said so
-    in `facts_read`.
-    """
-    command_source: Any = getattr(system, "CommandSource", None)
-    if command_source is not None:
-        take: Any = system.snapshot
-        snap: dict[str, Any] = take(cpu, cpu_given=cpu_given, source=command_source(link.run_argv))
-        return snap
-    answer = link.must(
-        "uname -n; uname -s; uname -r; uname -v; uname -m; cat /proc/cmdline 2>/dev/null; true",
-        "read the system facts",
-    )
-    lines = [*answer.splitlines(), "", "", "", "", "", ""]
-    hostname, sysname, release, version, machine, cmdline = lines[:6]
-    words = version.split()
-    return {
-        "snapshot_version": system.SNAPSHOT_VERSION,
-        "facts_read": "partial",
-        "hostname": hostname,
-        "kernel": {
-            "system": sysname,
-            "release": release,
-            "version": version,
-            "machine": machine,
-            "preempt_rt": "PREEMPT_RT" in words,
-            "preempt_dynamic": "PREEMPT_DYNAMIC" in words or None,
-            "cmdline": cmdline or None,
-        },
-        "measurement_cpu": {"cpu": cpu, "source": "argument" if cpu_given else "default"},
-    }
