@@ -52,6 +52,14 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v chromedriver >/dev/null 2>&1; then
 		missing="$missing chromium-driver"
 	fi
+	# The SSH target's tests start a real sshd in a network namespace (the client,
+	# openssh-client, comes with it; `ip` makes the namespace).
+	if [ "$want" = dev ] && ! [ -x /usr/sbin/sshd ]; then
+		missing="$missing openssh-server"
+	fi
+	if [ "$want" = dev ] && ! command -v ip >/dev/null 2>&1; then
+		missing="$missing iproute2"
+	fi
 	# The background load of `rtbench run --load` (optional at run time: --load
 	# names the packages when they are missing); its tests need them.
 	if [ "$want" = dev ] && ! command -v stress-ng >/dev/null 2>&1; then

@@ -131,6 +131,10 @@ def query_catalog(transport: Transport, cpu: int) -> tuple[Record, list[CoreScen
         stream = transport.start(["list", "--cpu", str(cpu)])
     except OSError as e:
         raise CoreError(f"Cannot start rtbench-core: {e.strerror or e}.") from None
+    except TargetLost as e:
+        raise CoreError(
+            f"The target was lost before rtbench-core could list its scenarios: {e}."
+        ) from None
     meta: Record | None = None
     scenarios: list[CoreScenario] = []
     problem: str | None = None
@@ -145,6 +149,10 @@ def query_catalog(transport: Transport, cpu: int) -> tuple[Record, list[CoreScen
                 line = stream.read_line(POLL_S)
             except EndOfStream:
                 break
+            except TargetLost as e:
+                raise CoreError(
+                    f"The target was lost while rtbench-core listed its scenarios: {e}."
+                ) from None
             if line is None or not line.strip():
                 continue
             try:
