@@ -386,7 +386,7 @@ def test_runs_of_one_system_that_differ_in_setup_are_warned_about(tmp_path: Path
     loaded = write_result(
         tmp_path / "loaded",
         {WAKE: lognormal(83, 500, 3000)},
-        run={"conditions": {"load": {"cpu_percent": 50}}},
+        run={"conditions": {"trace": {"events": "sched"}}},
     )
     c = model.build(model.load_systems([same[0], loaded]))
     assert any(w.startswith("run conditions differ") for w in c.warnings)

@@ -23,6 +23,7 @@ from rtbench.compare import pool
 from rtbench.compare import stats as cstats
 from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
+from rtbench.load import KEY as LOAD_KEY
 from rtbench.load import summary as load_summary
 from rtbench.records import params_key
 from rtbench.report.common import VerdictView, first_meta, verdicts
@@ -456,7 +457,12 @@ def _run_facts(system: System) -> dict[str, str]:
     doc, run = system.doc, system.doc.run
     meta = first_meta(doc)
     counter = doc.calibration.counter if doc.calibration is not None else None
+    conditions = dict(run.conditions or {})
+    # The load by its summary (first: a run under --load against one without is the
+    # point of such a comparison); any other condition of the run as it was stored.
+    other_conditions = {k: v for k, v in conditions.items() if k != LOAD_KEY}
     return {
+        "load": load_summary(conditions) or "none",
         "rtbench version": doc.rtbench_version,
         "results schema": "1",
         "origin": (
@@ -472,11 +478,9 @@ def _run_facts(system: System) -> dict[str, str]:
         "counter": "-" if counter is None else str(counter.get("name")),
         "scenario options (--set)": json.dumps(dict(run.options.get("set", {})), sort_keys=True),
         "host settings changed": _settings_text(doc),
-        "run conditions": (
-            json.dumps(dict(run.conditions), sort_keys=True, default=str)
-            if run.conditions
-            else "none"
-        ),
+        "run conditions": json.dumps(other_conditions, sort_keys=True, default=str)
+        if other_conditions
+        else "none",
         "OS": _os_text(doc),
         "port": "-" if meta is None else str(meta.get("port")),
         "C library": "-" if meta is None else str(meta.get("libc")),
@@ -511,12 +515,7 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
                 f"{system.letter} is imported from {system.doc.run.source.get('tool')}: "
                 "its figures were measured by another tool, with its own method and resolution."
             )
-    base_load = load_summary(dict(base.doc.run.conditions or {})) or "none"
     for system in systems[1:]:
-        # a run under --load against one without: the point of such a comparison
-        other_load = load_summary(dict(system.doc.run.conditions or {})) or "none"
-        if other_load != base_load:
-            out.append(f"load differs: A {base_load}, {system.letter} {other_load}.")
         facts = _run_facts(system)
         for name, value in facts.items():
             # "-" is unknown (an imported result has no core, counter or port): not a difference.
