@@ -413,3 +413,25 @@ def test_an_emulated_target_is_said_in_every_report() -> None:
             html.render(doc, {}),
         ):
             assert (banner in text) is expected
+
+
+def test_summary_starts_with_the_requirements_and_ends_with_their_count() -> None:
+    doc = results.load(FIXTURES / "results-charts")
+    assert "equirements" not in terminal.render(doc, width=120)
+    missed = {
+        "expr": "sem.wait.block:max<=10us",
+        "subject": "sem.wait.block",
+        "stat": "max",
+        "unit": "ns",
+        "status": "missed",
+        "rows": [{"what": "sem.wait.block acquire", "params": {}, "value": 59400.0,
+                  "status": "missed", "margin": 49400.0}],
+    }  # fmt: skip
+    text = terminal.render(dataclasses.replace(doc, requirements=(missed,)), width=120)
+    lines = text.splitlines()
+    head = lines.index("Requirements: 0 of 1 met, 1 MISSED")
+    assert head < next(i for i, line in enumerate(lines) if line.startswith("conditions:"))
+    assert lines[head + 1] == "  sem.wait.block:max<=10us: MISSED"
+    assert lines[head + 2].startswith("    sem.wait.block acquire max: 59.4 µs, MISSED by 49.4 µs")
+    final = " ".join(text[text.rindex("scenarios run") :].split())
+    assert "; requirements: 0 of 1 met, 1 MISSED; real-time, CPU 1 not isolated;" in final

@@ -182,7 +182,11 @@ def _requirements(doc: ResultsDocument, s: Style, width: int) -> list[str]:
         return []
     missed = any(e.get("status") == "missed" for e in doc.requirements)
     head = s(table[0], "bold", "red" if missed else "green")
-    return ["", head, *(one_line(line, width) for line in table[1:])]
+    rows = []
+    for line in table[1:]:
+        indent = line[: len(line) - len(line.lstrip())]
+        rows.append(indent + one_line(line.lstrip(), width - len(indent)))
+    return ["", head, *rows]
 
 
 # ---- conditions and caveats -----------------------------------------------------
@@ -448,8 +452,8 @@ def _families(doc: ResultsDocument, s: Style, width: int) -> list[str]:
 
 def final_line(doc: ResultsDocument) -> str:
     """How the run went, in one line that never reads as just 'all ok': the
-    scenarios, the verdicts, whether it was real-time and on an isolated CPU, and
-    the largest maximum of every latency family."""
+    scenarios, the verdicts, the requirements, whether it was real-time and on an
+    isolated CPU, and the largest maximum of every latency family."""
     counts = status_counts(doc)
     ran = sum(n for st, n in counts.items() if st != "not_implemented")
     parts = [f"{counts[st]} {STATUS_WORDS[st]}" for st in STATUS_WORDS if counts.get(st)]
@@ -457,6 +461,9 @@ def final_line(doc: ResultsDocument) -> str:
     vc = verdict_counts(doc)
     if vc:
         text += "; verdicts: " + ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
+    if doc.requirements:
+        head = req_report.headline(doc.requirements)
+        text += "; " + head[0].lower() + head[1:]
     if not doc.run.complete:
         text += "; run INCOMPLETE"
     if emulated(doc):
