@@ -14,7 +14,7 @@ import pytest
 from scipy import stats as sps
 
 from conftest import RunCli
-from rtbench.compare import command, export, html, model, text
+from rtbench.compare import command, export, html, model, text, wording
 from rtbench.compare import stats as cstats
 from rtbench.stats import Bucket
 from synth import lognormal, verdict_record, with_tail, write_result
@@ -261,3 +261,132 @@ def test_a_shift_of_a_counter_step_is_not_a_difference() -> None:
     far = cstats.from_samples((a * 10).tolist())
     moved = cstats.judge(da, far, hist(a), hist(a * 10), lower_is_better=True, resolution=10.0)
     assert moved.outcome == "worse"
+
+
+# ---- several runs per system: the between-run spread ------------------------------
+
+# Run-level shifts of one configuration: whole runs move by up to ±25 %, far more than
+# the spread within a run allows for (as on a virtual machine). A's and A''s runs
+# interleave, as runs of one configuration do.
+SHIFTS_A = (1.0, 1.25, 0.8)
+SHIFTS_A2 = (1.2, 1.3, 0.9)
+
+
+def _runs(tmp_path: Path, name: str, medians: list[float], seed: int) -> list[Path]:
+    return [
+        write_result(tmp_path / f"{name}{i}", {WAKE: lognormal(seed + i, N, m)})
+        for i, m in enumerate(medians)
+    ]
+
+
+def test_run_level_shifts_of_one_configuration_are_not_a_difference(tmp_path: Path) -> None:
+    a = _runs(tmp_path, "a", [3000 * s for s in SHIFTS_A], 10)
+    b = _runs(tmp_path, "b", [3000 * s for s in SHIFTS_A2], 20)
+    # Negative control: one run each, the within-run tests call the shift real.
+    single = model.build(model.load_systems([a[0], b[0]]))
+    assert _diff(single).outcome == "worse"
+    assert "Run-to-run variance was not measured" in text.render(single)
+    c = model.build(model.load_groups([a, b]))
+    diff = _diff(c)
+    assert diff.outcome == "same", wording.difference_text(diff, "B")
+    assert diff.location == "spread"
+    assert diff.runs == (3, 3)
+    median = next(s for s in diff.spreads if s.statistic == "median")
+    assert median.separated == "none" and median.chance == pytest.approx(0.1)
+    rendered = text.render(c)
+    assert "within the run-to-run spread" in rendered and "they overlap" in rendered
+    assert "A (3 runs) and B (3 runs)" in rendered and "1 in 10" in rendered
+    assert not command.regressed(c)
+    sync = next(r for r in c.ratings if r.family == "synchronisation")
+    assert sync.best == () and "no significant difference" in sync.sentence
+
+
+def test_a_different_system_beyond_the_run_spread_is_called_different(tmp_path: Path) -> None:
+    a = _runs(tmp_path, "a", [3000 * s for s in SHIFTS_A], 10)
+    # 80 % slower: even its fastest run is beyond A's slowest by more than the band
+    slower = _runs(tmp_path, "s", [3000 * 1.8 * s for s in SHIFTS_A2], 30)
+    c = model.build(model.load_groups([a, slower]))
+    diff = _diff(c)
+    assert diff.outcome == "worse" and diff.location == "higher"
+    median = next(s for s in diff.spreads if s.statistic == "median")
+    assert median.separated == "higher"
+    assert command.regressed(c)
+    # A heavier tail in every run (a neighbour taking the CPU in bursts), median unmoved.
+    noisy = [
+        write_result(
+            tmp_path / f"t{i}",
+            {WAKE: with_tail(lognormal(40 + i, N, m), seed=50 + i, share=0.04, low=5, high=10)},
+        )
+        for i, m in enumerate([3000 * s for s in SHIFTS_A2])
+    ]
+    c = model.build(model.load_groups([a, noisy]))
+    diff = _diff(c)
+    assert diff.tail == "higher" and diff.outcome == "worse"
+    assert diff.location in ("none", "noise", "spread")
+
+
+def test_pooled_cell_holds_every_run(tmp_path: Path) -> None:
+    values = [lognormal(60 + i, 1000, 3000 * s) for i, s in enumerate((1.0, 1.2, 0.9))]
+    paths = [write_result(tmp_path / f"p{i}", {WAKE: v}) for i, v in enumerate(values)]
+    other = write_result(tmp_path / "o", {WAKE: lognormal(70, 1000, 3000)})
+    c = model.build(model.load_groups([paths, [other]]))
+    row = c.metrics[0]
+    cell = row.cells[0]
+    pooled = sorted(v for run in values for v in run)
+    assert cell is not None and cell.count == 3000
+    assert cell.min == pooled[0] and cell.max == pooled[-1]
+    assert cell.p50 == pooled[1499] and cell.p99 == pooled[2969]
+    assert cell.mean == pytest.approx(sum(pooled) / 3000)
+    assert cell.stddev == pytest.approx(float(np.std(pooled, ddof=1)), rel=1e-6)
+    assert sum(b.count for b in cell.histogram) == 3000
+    assert [len(r) for r in row.run_cells] == [3, 1]
+    assert c.systems[0].name.endswith("+2 runs")
+    first = next(csv.DictReader(io.StringIO(export.csv_text(c))))
+    assert first["run"] == "p0+p1+p2" and first["samples"] == "3000"
+    assert first["path"].split(";") == [str(p) for p in paths]
+
+
+def test_cli_compare_vs_groups_runs(run_cli: RunCli, tmp_path: Path) -> None:
+    a = _runs(tmp_path, "a", [3000 * s for s in SHIFTS_A], 10)
+    b = _runs(tmp_path, "b", [3000 * s for s in SHIFTS_A2], 20)
+    done = run_cli("compare", *map(str, a), "--vs", *map(str, b), "--fail-on-regression")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "B against A: 1 same" in done.stdout
+    assert "within the run-to-run spread" in done.stdout
+    # the same runs, each its own system: the shifts are called real
+    done = run_cli("compare", str(a[0]), str(b[0]), "--fail-on-regression")
+    assert done.returncode == command.REGRESSION_STATUS
+    assert_one_line_error(run_cli("compare", str(a[0]), str(a[0]), "--vs", str(b[0])))
+
+
+def test_separation_chance() -> None:
+    assert cstats.separation_chance(3, 3) == pytest.approx(0.1)
+    assert cstats.separation_chance(1, 1) == 1.0
+    assert cstats.separation_chance(5, 5) == pytest.approx(2 / 252)
+    # exact for exchangeable runs: count the orders in which three runs all beat three others
+    rng = np.random.default_rng(3)
+    draws = rng.normal(size=(20000, 6))
+    separated = (draws[:, :3].max(axis=1) < draws[:, 3:].min(axis=1)) | (
+        draws[:, :3].min(axis=1) > draws[:, 3:].max(axis=1)
+    )
+    assert float(separated.mean()) == pytest.approx(0.1, abs=0.01)
+
+
+def test_runs_of_one_system_that_differ_in_setup_are_warned_about(tmp_path: Path) -> None:
+    same = [write_result(tmp_path / f"s{i}", {WAKE: lognormal(80 + i, 500, 3000)}) for i in (0, 1)]
+    other = write_result(tmp_path / "o", {WAKE: lognormal(90, 500, 3000)})
+    c = model.build(model.load_groups([same, [other]]))
+    assert not any("runs differ" in w for w in c.warnings)
+    odd = write_result(
+        tmp_path / "odd", {WAKE: lognormal(82, 500, 3000)}, run={"profile": "standard"}
+    )
+    c = model.build(model.load_groups([[*same, odd], [other]]))
+    warned = [w for w in c.warnings if w.startswith("A's runs differ in profile")]
+    assert len(warned) == 1 and "standard (odd)" in warned[0]
+    loaded = write_result(
+        tmp_path / "loaded",
+        {WAKE: lognormal(83, 500, 3000)},
+        run={"conditions": {"trace": {"events": "sched"}}},
+    )
+    c = model.build(model.load_systems([same[0], loaded]))
+    assert any(w.startswith("run conditions differ") for w in c.warnings)

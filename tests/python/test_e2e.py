@@ -70,21 +70,36 @@ def test_quick_run(quick_run: QuickRun, run_cli: RunCli) -> None:
     # The raw samples stay in the CSV files; the page stays small.
     assert (out / "report.html").stat().st_size < 500_000
 
-    # The summary: a few lines of header and footer, one per caveat, verdict
-    # and metric at most.
-    verdicts = sum(1 for s in ran for r in s["records"] if r["type"] == "verdict")
-    caveats = sum(1 for c in data["caveats"] if c["severity"] == "warning")
+    # The summary fits a screen: verdicts in one block, one line per latency family,
+    # and a last line that says whether the run was real-time, on an isolated CPU.
     printed = done.stdout.splitlines()
-    assert len(printed) <= 16 + caveats + verdicts + metrics
-    assert "every table: rtbench show" in done.stdout
+    assert len(printed) <= 40
+    assert f"every metric, verdict and table: rtbench show {out} --details" in done.stdout
+    assert "Worst case of each latency family" in done.stdout
+    final = " ".join(done.stdout[done.stdout.rindex("scenarios run") :].split())
+    assert ("real-time, CPU" in final) == data["run"]["realtime"]
+    assert "worst case thread switch" in final
 
     shown = run_cli("show", str(out))
     assert shown.returncode == 0
-    assert "cal.timestamp" in shown.stdout
+    assert "Worst case of each latency family" in shown.stdout
     assert str(out) in done.stdout
     details = run_cli("show", str(out), "--details")
     assert details.returncode == 0
     assert len(details.stdout.splitlines()) > len(shown.stdout.splitlines()) + metrics
+    assert "cal.timestamp timestamp" in details.stdout
+    # On POSIX, the interrupt metrics say what they measure next to the classic label.
+    heading = re.search(r'<h3 id="s-irq\.latency">[^<]*\bIRQ-P-LAT\b', html)
+    assert heading is not None
+    section = html[heading.start() : html.index("<h3", heading.end())]
+    assert "Interrupt latency (POSIX timer signal): " in section
+    for title in (
+        "Interrupt latency (POSIX timer signal)",
+        "Interrupt return (POSIX timer signal)",
+        "Interrupt to thread (POSIX timer signal)",
+    ):
+        assert title in html
+        assert title in details.stdout
 
 
 def test_default_out_is_a_new_timestamped_folder(run_cli: RunCli, tmp_path: Path) -> None:

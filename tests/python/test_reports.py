@@ -9,8 +9,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from conftest import FIXTURES, read_jsonl
-from rtbench import results
+from conftest import FIXTURES, RunCli, read_jsonl
+from rtbench import results, units
 from rtbench.catalog import CatalogId
 from rtbench.report import common, html, terminal
 from rtbench.report.common import table_view
@@ -42,14 +42,17 @@ def synthetic_doc() -> results.ResultsDocument:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("details", [False, True])
-def test_terminal_report_shows_metrics_in_readable_units(details: bool) -> None:
-    text = terminal.render(results.load(FIXTURES / "results-quick"), details=details)
+def test_terminal_report_shows_metrics_in_readable_units() -> None:
+    text = terminal.render(results.load(FIXTURES / "results-quick"), details=True)
     row = next(line for line in text.splitlines() if "sem.signal.unblock release" in line)
     assert row.rstrip().endswith("µs") or " µs" in row
     cal = next(line for line in text.splitlines() if "cal.timestamp timestamp" in line)
     assert " ns" in cal
     assert "\x1b[" not in text
+    summary = terminal.render(results.load(FIXTURES / "results-quick"))
+    release = next(line for line in summary.splitlines() if "semaphore release" in line)
+    assert release.count(" µs") == 4  # median, p99, p99.9, max
+    assert "\x1b[" not in summary
 
 
 def test_terminal_details_verdicts_tables_and_statuses() -> None:
@@ -68,42 +71,114 @@ def test_terminal_details_verdicts_tables_and_statuses() -> None:
     assert len({len(r.rstrip()) for r in rows}) == 1
 
 
-def test_terminal_summary_one_line_per_verdict_metric_and_caveat() -> None:
+def test_terminal_summary_verdicts_in_one_block_and_the_rest_in_details() -> None:
     doc = synthetic_doc()
     text = terminal.render(doc, location="results/x", width=100)
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= 100
-    # Verdicts that did not pass each have their line, with the reason.
+    # Verdicts that did not pass cleanly each have their line, with the reason.
     fail = [line for line in lines if re.match(r"\s+FAIL\s", line)]
     assert len(fail) == 1 and "MUT-B-ARC" in fail[0] and "medium thread ran before" in fail[0]
     inconclusive = next(line for line in lines if re.match(r"\s+INCONCLUSIVE\s", line))
     assert "[control missed]" in inconclusive
-    assert re.search(r"^\s+PASS\s+SEM-B-REL\s+release_order: every signal released", text, re.M)
+    # Clean passes share one block of names.
+    passed = next(line for line in lines if re.match(r"\s+PASS\s", line))
+    assert "SEM-B-REL" in passed and "release_order" not in passed
     assert "TIMEOUT thr.switch.yield: still running" in text
-    # One line per metric, none of the detail tables.
+    # No metric table, no detail table: those are one command away.
     for m in doc.scenarios[1].metrics():
-        assert sum(1 for line in lines if f"{m.scenario} {m.metric}" in line) == 1
+        assert f"{m.scenario} {m.metric}" not in text
     assert "period (µs)" not in text and "negative control caught (" not in text
     assert "report: results/x/report.html" in text
     assert "rtbench show results/x --details" in text
+    details = terminal.render(doc, details=True)
+    for m in doc.scenarios[1].metrics():
+        assert f"{m.scenario} {m.metric}" in details
+    assert re.search(r"PASS\s+sem.behavior.release_order \(SEM-B-REL\)", details)
+
+
+def _family_worst_by_hand(doc: results.ResultsDocument) -> dict[str, float]:
+    """The largest maximum of each latency family's delay metrics, found independently."""
+    from rtbench.compare.rating import family_of  # noqa: PLC0415
+
+    out: dict[str, float] = {}
+    for outcome in doc.scenarios:
+        for m in outcome.metrics():
+            family = family_of(m.scenario)
+            if family is None or m.unit != "ns" or m.max is None:
+                continue
+            if m.metric in ("sleep", "tick_period", "min_period"):
+                continue
+            out[family] = max(out.get(family, 0.0), m.max)
+    return out
 
 
 def test_terminal_summary_fits_a_screen_for_a_real_run() -> None:
     doc = results.load(FIXTURES / "results-charts")
     text = terminal.render(doc, width=120)
     lines = text.splitlines()
+    assert len(lines) <= 40 and all(len(line) <= 120 for line in lines)
     caveats = [c for c in doc.caveats if c.get("severity") == "warning"]
     assert len(caveats) >= 5
-    # Each caveat on one short line, not its whole text.
-    shown = [line for line in lines if line.startswith("  ! ")]
-    assert len(shown) == len(caveats)
-    assert all(len(line) <= 120 for line in lines)
-    # The thread-switch sweep (four thread counts) is one line of ranges.
-    sweep = [line for line in lines if "thr.switch.yield switch" in line]
+    # The caveats in a line or two, each named in a few words.
+    shown = [i for i, line in enumerate(lines) if line.startswith("caveats (")]
+    assert len(shown) == 1 and f"caveats ({len(caveats)}):" in lines[shown[0]]
+    block = " ".join(lines[shown[0] : shown[0] + 2])
+    for words in ("not PREEMPT_RT", "RT throttling on", "virtual machine (kvm)"):
+        assert words in block
+    # One line per latency family, with the metric of its largest maximum.
+    worst = _family_worst_by_hand(doc)
+    assert set(worst) == {"thread switch", "synchronisation", "clock"}
+    for family, value in worst.items():
+        row = next(line for line in lines if line.strip().startswith(f"{family} ("))
+        assert row.rstrip().endswith(units.format_duration(value)), row
+    # The final lines say what kind of run it was, never just "ok".
+    tail = text[text.rindex("scenarios run") :]
+    assert "real-time, CPU 1 not isolated" in tail
+    for family, value in worst.items():
+        assert f"{family} {units.format_duration(value)}" in " ".join(tail.split())
+    # Every metric, including the thread-switch sweep on one line of ranges, is in --details.
+    details = terminal.render(doc, details=True)
+    sweep = [line for line in details.splitlines() if "thr.switch.yield switch [threads " in line]
     assert len(sweep) == 1 and "[threads 2..1,000]" in sweep[0]
     assert re.search(r"\d-\d", sweep[0])
-    details = terminal.render(doc, details=True)
     assert len(lines) < len(details.splitlines()) / 2
+
+
+def test_summary_names_the_run_conditions() -> None:
+    doc = results.load(FIXTURES / "results-charts")
+    assert "conditions: measured real-time, CPU 1 not isolated;" in terminal.render(doc)
+    loaded = dataclasses.replace(
+        doc,
+        run=dataclasses.replace(
+            doc.run, conditions={"trace": {"buffer_kb": 4096, "events": "sched"}, "other": {}}
+        ),
+    )
+    text = terminal.render(loaded, width=120)
+    line = next(line for line in text.splitlines() if line.startswith("conditions:"))
+    assert "with trace (buffer_kb=4096, events=sched), other;" in line
+
+
+def test_final_line_of_a_run_without_real_time_says_so() -> None:
+    doc = results.load(FIXTURES / "results-charts")
+    rt = terminal.render(doc, width=120).rstrip().splitlines()
+    assert "NOT REAL-TIME" not in "\n".join(rt)
+    slow = dataclasses.replace(doc, run=dataclasses.replace(doc.run, realtime=False))
+    text = terminal.render(slow, width=120, location="results/x")
+    lines = text.rstrip().splitlines()
+    final = text[text.rindex("scenarios run") : text.index("report: results/x")]
+    assert "NOT REAL-TIME, CPU 1 not isolated" in " ".join(final.split())
+    assert lines[-2].startswith("report: ")  # the last lines: the verdict, then where to look
+    assert "NOT REAL-TIME: the core ran without a real-time scheduling policy" in text
+    isolated_host = {
+        **doc.host,
+        "measurement_cpu": {**doc.host["measurement_cpu"], "isolated": True},
+    }
+    isolated = dataclasses.replace(slow, host=isolated_host)
+    final = terminal.render(isolated, width=120)
+    assert "NOT REAL-TIME, CPU 1 isolated" in " ".join(
+        final[final.rindex("scenarios run") :].split()
+    )
 
 
 def test_short_caveat() -> None:
@@ -215,8 +290,21 @@ def test_html_leads_with_system_caveats_verdicts_and_summary() -> None:
     for row in rows:
         assert f">{row.name}</a>" in summary
         assert f'id="{row.anchor}"' in page  # the line links to its section
+    # Median, p99, p99.9 and max, as the terminal shows them, in every line.
+    assert "<th>median</th><th>p99</th><th>p99.9</th><th>max</th>" in summary
+    for row in rows:
+        line = summary[summary.index(f">{row.name}</a>") :]
+        line = line[: line.index("</tr>")]
+        m = row.metric
+        cells = re.findall(r'<td class="n">(?:≈)?([^<]*)</td>', line)
+        expected = [common.format_value(m, v) for v in (m.p50, m.p99, m.p99_9, m.max)]
+        assert cells == expected, row.name
+    with_p999 = [r for r in rows if r.metric.p99_9 is not None and r.metric.p99_9 != r.metric.p99]
+    assert with_p999  # the p99.9 column is not a copy of another
     assert "interrupt to thread" not in page  # not measured in this fixture
     assert "semaphore release to waiter" in page
+    responses = page[page.index('id="responses"') : page.index('id="caveats"')]
+    assert "<th>p99.9</th>" in responses
 
 
 def test_html_charts_render_as_well_formed_svg() -> None:
@@ -280,6 +368,38 @@ def test_html_page_keeps_to_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     assert page.count('<svg class="chart"') == unbounded.count('<svg class="chart"') > 80
 
 
+def test_irq_titles_name_what_posix_measures_next_to_the_classic_label(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """On POSIX an 'interrupt' is a timer signal delivered to a handler: the titles
+    say so, next to the classic label, in the summary, --details and the page."""
+    out = tmp_path / "irq"
+    done = run_cli(
+        "run", "--only", "irq.latency", "irq.to_thread", "--set", "iterations=200",
+        "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for label, path in (("IRQ-P-LAT", "interrupt latency"), ("IRQ-P-TLT", "interrupt to thread")):
+        assert re.search(rf"^\s+{label}\s+{path} \(POSIX timer signal\)\s", done.stdout, re.M)
+    page = (out / "report.html").read_text()
+    for label, title in (
+        ("IRQ-P-LAT", "Interrupt latency (POSIX timer signal): "),
+        ("IRQ-P-DLT", "Interrupt return (POSIX timer signal): "),
+        ("IRQ-P-TLT", "Interrupt to thread (POSIX timer signal): "),
+    ):
+        # the scenario's heading names the label; its metric's title names the source
+        heading = re.search(rf'<h3 id="s-[^"]+">[^<]*\b{label}\b', page)
+        assert heading is not None, label
+        section = page[heading.start() : page.index("<h3", heading.end())]
+        assert title in section, label
+    doc = results.load(out)
+    titled = {m.metric: m.title for o in doc.scenarios for m in o.metrics()}
+    assert common.measured_source(titled["latency"]) == "POSIX timer signal"
+    assert common.measured_source("Periodic timer: wake-up time minus the deadline") is None
+    details = terminal.render(doc, details=True)
+    assert "Interrupt latency (POSIX timer signal)" in details
+
+
 def test_an_emulated_target_is_said_in_every_report() -> None:
     base = results.load(FIXTURES / "results-quick")
     emulated = dataclasses.replace(
@@ -293,3 +413,25 @@ def test_an_emulated_target_is_said_in_every_report() -> None:
             html.render(doc, {}),
         ):
             assert (banner in text) is expected
+
+
+def test_summary_starts_with_the_requirements_and_ends_with_their_count() -> None:
+    doc = results.load(FIXTURES / "results-charts")
+    assert "equirements" not in terminal.render(doc, width=120)
+    missed = {
+        "expr": "sem.wait.block:max<=10us",
+        "subject": "sem.wait.block",
+        "stat": "max",
+        "unit": "ns",
+        "status": "missed",
+        "rows": [{"what": "sem.wait.block acquire", "params": {}, "value": 59400.0,
+                  "status": "missed", "margin": 49400.0}],
+    }  # fmt: skip
+    text = terminal.render(dataclasses.replace(doc, requirements=(missed,)), width=120)
+    lines = text.splitlines()
+    head = lines.index("Requirements: 0 of 1 met, 1 MISSED")
+    assert head < next(i for i, line in enumerate(lines) if line.startswith("conditions:"))
+    assert lines[head + 1] == "  sem.wait.block:max<=10us: MISSED"
+    assert lines[head + 2].startswith("    sem.wait.block acquire max: 59.4 µs, MISSED by 49.4 µs")
+    final = " ".join(text[text.rindex("scenarios run") :].split())
+    assert "; requirements: 0 of 1 met, 1 MISSED; real-time, CPU 1 not isolated;" in final

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Pinned dependencies and the core build stamp."""
 
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -275,3 +277,59 @@ def test_bootstrap_wants_iproute2_for_the_ssh_tests_only(tmp_path: Path) -> None
     assert missing("runtime") == ""
     (bin_dir / "ip").symlink_to("/bin/true")
     assert "iproute2" not in missing("dev").split()
+
+
+NOBODY = 65534
+
+
+def test_bootstrap_as_a_non_root_user_names_the_missing_packages() -> None:
+    """A user who cannot install packages gets one sentence naming them, exit 2, and
+    apt-get is never tried. Run as a real non-root user (nobody) when the tests run as
+    root; the missing tool is faked by leaving it out of PATH."""
+    work = Path(tempfile.mkdtemp(prefix="rtbench-nonroot-"))
+    try:
+        shutil.copytree(ROOT / "scripts", work / "scripts")
+        shutil.copytree(ROOT / "requirements", work / "requirements")
+        bin_dir = work / "bin"
+        bin_dir.mkdir()
+        tools = ("python3", "cc", "make", "dirname", "id", "mkdir", "flock", "cat", "xargs")
+        for tool in tools:
+            # the system's tools, which every user can run (not this test's venv)
+            real = shutil.which(tool, path="/usr/bin:/bin")
+            assert real is not None, tool
+            (bin_dir / tool).symlink_to(real)
+        # cmake is missing; apt-get, if it were tried, would leave a trace
+        tried = work / "apt-get-was-called"
+        (bin_dir / "apt-get").write_text(f'#!/bin/sh\n: > "{tried}"\nexit 1\n')
+        (bin_dir / "apt-get").chmod(0o755)
+        command = ["/bin/bash", "-c", f'. "{work}/scripts/bootstrap.sh"; rtb_bootstrap runtime']
+        if os.geteuid() == 0:
+            for path in (work, *work.rglob("*")):
+                os.lchown(path, NOBODY, NOBODY)
+            setpriv = shutil.which("setpriv")
+            assert setpriv is not None, "setpriv (util-linux) runs the check as nobody"
+            command = [
+                setpriv,
+                f"--reuid={NOBODY}",
+                f"--regid={NOBODY}",
+                "--clear-groups",
+                *command,
+            ]
+        done = subprocess.run(
+            command,
+            env={"PATH": str(bin_dir), "HOME": str(work)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1, done.stderr
+        assert lines[0].startswith("rtbench needs these packages, which are missing: cmake;")
+        assert "sudo apt-get install cmake" in lines[0] and lines[0].endswith(".")
+        assert "Traceback" not in done.stderr and "unbound variable" not in done.stderr
+        assert not tried.exists()
+        assert not (work / ".venv").exists()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`rtbench compare DIR DIR... [--out DIR] [--reference] [--fail-on-regression]`."""
+"""`rtbench compare DIR... [--vs DIR...]... [--out DIR] [--reference] [--fail-on-regression]`.
+
+With `--vs`, each system is several runs of one configuration (the first
+group is the baseline's runs).
+"""
 
 from __future__ import annotations
 
@@ -28,7 +32,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="compare stored results side by side (the first is the baseline)",
         description="Compare stored results test by test against the first one (the baseline).",
     )
-    p.add_argument("paths", type=Path, nargs="+", metavar="DIR", help="results directories")
+    p.add_argument(
+        "paths",
+        type=Path,
+        nargs="+",
+        metavar="DIR",
+        help="results directories, one system each (with --vs: the baseline's runs)",
+    )
+    p.add_argument(
+        "--vs",
+        type=Path,
+        nargs="+",
+        action="append",
+        metavar="DIR",
+        help="several runs of one more system (repeatable); the DIRs before the first --vs "
+        "are then several runs of the baseline, and differences must exceed the spread "
+        "between runs",
+    )
     p.add_argument(
         "--out",
         type=Path,
@@ -80,7 +100,8 @@ def run(args: argparse.Namespace, color: bool) -> int:
 
     if args.out is not None:
         _check_out(args.out)
-    systems = model.load_systems(args.paths)
+    groups = [[p] for p in args.paths] if not args.vs else [args.paths, *args.vs]
+    systems = model.load_groups(groups)
     comparison = model.build(systems, min_change=args.min_change)
     sys.stdout.write(text.render(comparison, color=color, with_reference=args.reference))
     if args.out is not None:

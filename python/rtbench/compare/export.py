@@ -35,7 +35,7 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
             [
                 system.name,
                 *wording.stat_cells(row, index, div),
-                "baseline" if index == 0 else wording.difference_text(diff, system.letter),
+                "baseline" if index == 0 else wording.difference_text(diff, system.letter, row),
             ]
         )
     header = ["system", *wording.STAT_HEADERS]
@@ -68,6 +68,7 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
     )
     out += ["", "## Summary", ""]
     out += [f"- {line}" for line in wording.summary_counts(comparison)]
+    out += [f"- ⚠ {line}" for line in wording.run_notes(comparison)]
     out.append("")
     if comparison.verdicts:
         out += ["## Behaviour verdicts", ""]
@@ -141,7 +142,8 @@ def _num(value: float | None) -> str:
 
 
 def csv_text(comparison: Comparison) -> str:
-    """One line per metric and system; times in nanoseconds (the `unit` column)."""
+    """One line per metric and system; times in nanoseconds (the `unit` column). A
+    system given as several runs lists their ids (joined by +) and paths (by ;)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -161,8 +163,8 @@ def csv_text(comparison: Comparison) -> str:
                     json.dumps(json.loads(row.key[2]), sort_keys=True),
                     row.unit,
                     system.letter,
-                    system.doc.run.id,
-                    str(system.path),
+                    "+".join(r.doc.run.id for r in system.runs()),
+                    ";".join(str(r.path) for r in system.runs()),
                     "" if cell is None else cell.count,
                     _num(None if cell is None else cell.min),
                     _num(None if cell is None else cell.p50),

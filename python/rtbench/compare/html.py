@@ -73,7 +73,7 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
     rows = []
     for index, system in enumerate(comparison.systems):
         diff = row.differences[index]
-        text = "baseline" if index == 0 else wording.difference_text(diff, system.letter)
+        text = "baseline" if index == 0 else wording.difference_text(diff, system.letter, row)
         rows.append(
             [
                 esc(system.name),
@@ -148,6 +148,7 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
     )
     body.append("<h3>Summary</h3><ul>")
     body += [f"<li>{esc(line)}</li>" for line in wording.summary_counts(comparison)]
+    body += [f"<li>⚠ {esc(line)}</li>" for line in wording.run_notes(comparison)]
     body.append("</ul></section>")
     if comparison.verdicts:
         rows = []

@@ -5,7 +5,9 @@
 directory it came from and the raw series of its metrics) and returns a
 `Comparison`, a plain data structure every renderer (terminal, Markdown,
 CSV, HTML) reads. The first system is the baseline; every other one is
-tested against it.
+tested against it. A system can be several runs of one configuration: its
+figures are those of the pooled samples of its runs, and its runs' own
+statistics give the between-run spread (`pool`).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from rtbench import units
+from rtbench.compare import pool
 from rtbench.compare import stats as cstats
 from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
+from rtbench.load import KEY as LOAD_KEY
 from rtbench.load import summary as load_summary
 from rtbench.records import params_key
 from rtbench.report.common import VerdictView, first_meta, verdicts
@@ -35,15 +39,28 @@ _HIGHER_IS_BETTER = ("ops_per_s", "per_s", "ops", "hz", "rhealstones")
 
 @dataclass(frozen=True)
 class System:
-    """One compared result: a short name, where it came from, and its document."""
+    """One compared system: a short name, where its result came from, and its
+    document; `more` holds the further runs of the same configuration, when the
+    system was given as several runs (the first run's document describes it)."""
 
     letter: str
     path: Path
     doc: ResultsDocument
+    more: tuple[tuple[Path, ResultsDocument], ...] = ()
 
     @property
     def name(self) -> str:
-        return f"{self.letter} {self.doc.run.id}"
+        extra = f" +{len(self.more)} run{'s' if len(self.more) > 1 else ''}" if self.more else ""
+        return f"{self.letter} {self.doc.run.id}{extra}"
+
+    @property
+    def n_runs(self) -> int:
+        return 1 + len(self.more)
+
+    def runs(self) -> tuple[System, ...]:
+        """Each run as a one-run system (the first is this system without the others)."""
+        first = System(self.letter, self.path, self.doc)
+        return (first, *(System(self.letter, p, d) for p, d in self.more))
 
     def short(self, width: int = 16) -> str:
         text = self.name
@@ -68,7 +85,11 @@ class System:
             if isinstance(kernel, Mapping) and kernel.get("release"):
                 parts.append(f"{kernel.get('system', '')} {kernel['release']}".strip())
         parts.append(f"started {run.started}")
-        return ", ".join(p.strip() for p in parts if p.strip())
+        text = ", ".join(p.strip() for p in parts if p.strip())
+        if self.more:
+            text += f"; and {len(self.more)} more run{'s' if len(self.more) > 1 else ''} "
+            text += "of it: " + ", ".join(str(p) for p, _d in self.more)
+        return text
 
 
 @dataclass(frozen=True)
@@ -82,8 +103,9 @@ class MetricRow:
     title: str | None
     unit: str
     lower_is_better: bool | None
-    cells: tuple[MetricSummary | None, ...]
+    cells: tuple[MetricSummary | None, ...]  # pooled over the runs of a system
     differences: tuple[cstats.Difference | None, ...]  # None for the baseline and gaps
+    run_cells: tuple[tuple[MetricSummary | None, ...], ...] = ()  # per system, per run
 
     def ratio(self, index: int, attribute: str) -> float | None:
         base, cell = self.cells[0], self.cells[index]
@@ -130,16 +152,30 @@ class Comparison:
 
 
 def load_systems(paths: Sequence[Path]) -> list[System]:
-    """Load every result; bad input is one sentence (UsageError)."""
-    if len(paths) < 2:
+    """Load every result, one system each; bad input is one sentence (UsageError)."""
+    return load_groups([[p] for p in paths])
+
+
+def load_groups(groups: Sequence[Sequence[Path]]) -> list[System]:
+    """Load systems given as several runs each (a group of results directories of
+    one configuration); bad input is one sentence (UsageError)."""
+    if len(groups) < 2:
         raise UsageError("At least two results directories are needed (the first is the baseline).")
-    if len(paths) > 26:
+    if len(groups) > 26:
         raise UsageError("At most 26 results directories can be compared.")
     systems = []
-    for index, path in enumerate(paths):
-        doc = load(path)
-        folder = path if path.is_dir() else path.parent
-        systems.append(System(chr(ord("A") + index), folder, doc))
+    for index, group in enumerate(groups):
+        letter = chr(ord("A") + index)
+        loaded: list[tuple[Path, ResultsDocument]] = []
+        seen: set[Path] = set()
+        for path in group:
+            folder = path if path.is_dir() else path.parent
+            if folder.resolve() in seen:
+                raise UsageError(f"{folder} is given twice among the runs of {letter}.")
+            seen.add(folder.resolve())
+            loaded.append((folder, load(path)))
+        (first, doc), *more = loaded
+        systems.append(System(letter, first, doc, tuple(more)))
     return systems
 
 
@@ -177,10 +213,41 @@ def stored_samples(system: System, metric: MetricSummary) -> list[float] | None:
     return None
 
 
+def _pooled_samples(
+    system: System, runs: Sequence[MetricSummary | None], reader: SamplesReader
+) -> list[float] | None:
+    """Every raw sample of every run of a system, or None when one run lacks them."""
+    values: list[float] = []
+    for run, metric in zip(system.runs(), runs, strict=True):
+        if metric is None:
+            return None
+        found = reader(run, metric)
+        if not found:
+            return None
+        values.extend(found)
+    return values
+
+
+def _pooled(
+    system: System, runs: Sequence[MetricSummary | None], reader: SamplesReader
+) -> MetricSummary | None:
+    """A system's cell: its only run's statistics, or those of its runs' pooled samples.
+    A metric some run of the system lacks is not pooled (the runs differ)."""
+    if len(runs) == 1:
+        return runs[0]
+    if any(m is None for m in runs):
+        return None
+    present = [m for m in runs if m is not None]
+    return pool.pool(present, _pooled_samples(system, runs, reader))
+
+
 def _distribution(
-    system: System, metric: MetricSummary, reader: SamplesReader
+    system: System,
+    runs: Sequence[MetricSummary | None],
+    metric: MetricSummary,
+    reader: SamplesReader,
 ) -> tuple[cstats.Distribution | None, str]:
-    values = reader(system, metric)
+    values = _pooled_samples(system, runs, reader)
     if values:
         return cstats.from_samples(values), ""
     total = sum(b.count for b in metric.histogram)
@@ -189,8 +256,18 @@ def _distribution(
     return None, f"{system.letter} has neither raw samples nor a histogram of every sample"
 
 
+def _run_levels(runs: Sequence[MetricSummary | None]) -> cstats.RunLevels:
+    present = [m for m in runs if m is not None]
+    return cstats.RunLevels(
+        tuple(m.p50 for m in present),
+        tuple(m.p99 for m in present),
+        tuple(m.p99_9 for m in present),
+    )
+
+
 def _difference(
     systems: Sequence[System],
+    run_cells: Sequence[Sequence[MetricSummary | None]],
     cells: Sequence[MetricSummary | None],
     index: int,
     lib: bool | None,
@@ -200,8 +277,8 @@ def _difference(
     base, cell = cells[0], cells[index]
     if base is None or cell is None:
         return None
-    da, why_a = _distribution(systems[0], base, reader)
-    db, why_b = _distribution(systems[index], cell, reader)
+    da, why_a = _distribution(systems[0], run_cells[0], base, reader)
+    db, why_b = _distribution(systems[index], run_cells[index], cell, reader)
     if da is not None and db is not None and da.source != db.source:
         # Test like with like: the histograms hold every sample of both runs.
         da, db = cstats.from_histogram(base.histogram), cstats.from_histogram(cell.histogram)
@@ -216,15 +293,17 @@ def _difference(
         min_change=min_change,
         why_untested=why_a or why_b,
         resolution=_resolution_ns(systems[0], systems[index]) if base.unit == "ns" else 0.0,
+        runs=(_run_levels(run_cells[0]), _run_levels(run_cells[index])),
     )
 
 
 def _resolution_ns(*systems: System) -> float:
     """The coarser of the systems' effective counter steps, in ns (0: not known)."""
     steps = [
-        Resolution.of_counter(s.doc.calibration.counter).step_ns
+        Resolution.of_counter(run.doc.calibration.counter).step_ns
         for s in systems
-        if s.doc.calibration is not None
+        for run in s.runs()
+        if run.doc.calibration is not None
     ]
     return max(steps, default=0.0)
 
@@ -258,23 +337,27 @@ def build(
 ) -> Comparison:
     """Match every metric and verdict across the systems and test each difference."""
     order: list[MetricKey] = []
-    cells: dict[MetricKey, list[MetricSummary | None]] = {}
+    per_run: dict[MetricKey, list[list[MetricSummary | None]]] = {}
     for index, system in enumerate(systems):
-        for m in _all_metrics(system):
-            key = _key(m)
-            if key not in cells:
-                order.append(key)
-                cells[key] = [None] * len(systems)
-            if cells[key][index] is None:
-                cells[key][index] = m
+        for run_index, run in enumerate(system.runs()):
+            for m in _all_metrics(run):
+                key = _key(m)
+                if key not in per_run:
+                    order.append(key)
+                    per_run[key] = [[None] * s.n_runs for s in systems]
+                if per_run[key][index][run_index] is None:
+                    per_run[key][index][run_index] = m
     rows: list[MetricRow] = []
     for key in order:
-        row_cells = cells[key]
+        run_cells = tuple(tuple(runs) for runs in per_run[key])
+        row_cells = [_pooled(systems[i], runs, reader) for i, runs in enumerate(run_cells)]
         first = next(c for c in row_cells if c is not None)
         label = next((c.label for c in row_cells if c is not None and c.label), None)
         lib = lower_is_better(first.unit)
         diffs = tuple(
-            None if i == 0 else _difference(systems, row_cells, i, lib, min_change, reader)
+            None
+            if i == 0
+            else _difference(systems, run_cells, row_cells, i, lib, min_change, reader)
             for i in range(len(systems))
         )
         rows.append(
@@ -288,6 +371,7 @@ def build(
                 lower_is_better=lib,
                 cells=tuple(row_cells),
                 differences=diffs,
+                run_cells=run_cells,
             )
         )
     verdict_rows = _verdict_rows(systems)
@@ -373,7 +457,12 @@ def _run_facts(system: System) -> dict[str, str]:
     doc, run = system.doc, system.doc.run
     meta = first_meta(doc)
     counter = doc.calibration.counter if doc.calibration is not None else None
+    conditions = dict(run.conditions or {})
+    # The load by its summary (first: a run under --load against one without is the
+    # point of such a comparison); any other condition of the run as it was stored.
+    other_conditions = {k: v for k, v in conditions.items() if k != LOAD_KEY}
     return {
+        "load": load_summary(conditions) or "none",
         "rtbench version": doc.rtbench_version,
         "results schema": "1",
         "origin": (
@@ -389,6 +478,9 @@ def _run_facts(system: System) -> dict[str, str]:
         "counter": "-" if counter is None else str(counter.get("name")),
         "scenario options (--set)": json.dumps(dict(run.options.get("set", {})), sort_keys=True),
         "host settings changed": _settings_text(doc),
+        "run conditions": json.dumps(other_conditions, sort_keys=True, default=str)
+        if other_conditions
+        else "none",
         "OS": _os_text(doc),
         "port": "-" if meta is None else str(meta.get("port")),
         "C library": "-" if meta is None else str(meta.get("libc")),
@@ -415,6 +507,7 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
     base_caveats = {c.get("code") for c in base.doc.caveats if c.get("severity") == "warning"}
     base_hz = base.doc.calibration.counter.get("hz") if base.doc.calibration else None
     for system in systems:
+        out.extend(_runs_differ(system))
         if not system.doc.run.realtime:
             out.append(f"{system.letter} ran NOT REAL-TIME: its figures do not show the system.")
         if system.doc.run.source is not None:
@@ -422,12 +515,7 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
                 f"{system.letter} is imported from {system.doc.run.source.get('tool')}: "
                 "its figures were measured by another tool, with its own method and resolution."
             )
-    base_load = load_summary(dict(base.doc.run.conditions or {})) or "none"
     for system in systems[1:]:
-        # a run under --load against one without: the point of such a comparison
-        other_load = load_summary(dict(system.doc.run.conditions or {})) or "none"
-        if other_load != base_load:
-            out.append(f"load differs: A {base_load}, {system.letter} {other_load}.")
         facts = _run_facts(system)
         for name, value in facts.items():
             # "-" is unknown (an imported result has no core, counter or port): not a difference.
@@ -467,6 +555,30 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
             if only_b:
                 parts.append(f"only {system.letter}: " + ", ".join(only_b))
             out.append(f"caveats differ ({'; '.join(parts)}).")
+    return out
+
+
+# Facts that may differ between runs of one configuration without making them
+# different configurations.
+_PER_RUN_FACTS = ("complete",)
+
+
+def _runs_differ(system: System) -> list[str]:
+    """The setup facts in which the runs given as one system differ: such runs are
+    not one configuration, and their spread is not run-to-run variance."""
+    if not system.more:
+        return []
+    runs = system.runs()
+    facts = [_run_facts(r) for r in runs]
+    out = []
+    for name, first in facts[0].items():
+        values = [f[name] for f in facts]
+        if name in _PER_RUN_FACTS or all(v == first for v in values):
+            continue
+        shown = ", ".join(
+            f"{_short(v, 24)} ({r.path.name})" for v, r in zip(values, runs, strict=True)
+        )
+        out.append(f"{system.letter}'s runs differ in {name}: {shown}.")
     return out
 
 

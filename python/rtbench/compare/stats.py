@@ -22,6 +22,15 @@ each answers one question:
   location test and barely moves when a few per cent of the samples get five
   times slower; this test sees exactly that.
 - Maxima are single samples and are never tested.
+- Between runs (when a system is given as several runs): the tests above
+  treat the pooled samples as independent draws, but a whole run moves from
+  one run to the next (placement, caches, the host's other guests). So a
+  shift or a heavier tail counts only when it also exceeds the between-run
+  spread: every run of one system lies beyond every run of the other, by
+  more than the noise band, in the statistic that moved (median, p99 or
+  p99.9 of each run). Between identical configurations, whose runs are
+  exchangeable, such a separation happens by chance with probability at most
+  2 / C(k + j, k) for k and j runs.
 
 A difference counts when it is statistically significant (p < ALPHA) and
 large enough to matter: a median ratio beyond the noise band, or a quantile
@@ -296,13 +305,96 @@ def tail_tests(
 # ---- the verdict on one metric ---------------------------------------------------
 
 
+# ---- between runs --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunLevels:
+    """One system's per-run statistics of a metric: the median, p99 and p99.9 of
+    each of its runs (None where a run has too few samples for it)."""
+
+    p50: tuple[float | None, ...]
+    p99: tuple[float | None, ...]
+    p99_9: tuple[float | None, ...]
+
+    @property
+    def runs(self) -> int:
+        return len(self.p50)
+
+    def of(self, statistic: str) -> tuple[float, ...] | None:
+        """The statistic ('median', 'p99', 'p99.9') of every run, or None when a run lacks it."""
+        values = {"median": self.p50, "p99": self.p99, "p99.9": self.p99_9}[statistic]
+        if any(v is None for v in values):
+            return None
+        return tuple(float(v) for v in values if v is not None)
+
+
+@dataclass(frozen=True)
+class RunSpread:
+    """Whether every run of `other` lies beyond every run of the baseline in one
+    statistic, by more than the noise band (and two counter steps)."""
+
+    statistic: str  # median, p99, p99.9
+    base: tuple[float, ...]
+    other: tuple[float, ...]
+    separated: str  # "higher" (other beyond base), "lower", or "none"
+    chance: float  # the largest chance of such a separation between identical setups
+
+
+def separation_chance(k: int, j: int) -> float:
+    """The chance that j exchangeable runs all fall above, or all below, k others: 2 / C(k+j, k)."""
+    return min(1.0, 2.0 / math.comb(k + j, k))
+
+
+def run_spread(
+    statistic: str,
+    base: Sequence[float],
+    other: Sequence[float],
+    margin: float = DEFAULT_MIN_CHANGE,
+    resolution: float = 0.0,
+) -> RunSpread:
+    def beyond(high: float, low: float) -> bool:
+        return high > low * (1.0 + margin) and high - low > 2.0 * resolution
+
+    if beyond(min(other), max(base)):
+        separated = "higher"
+    elif beyond(min(base), max(other)):
+        separated = "lower"
+    else:
+        separated = "none"
+    return RunSpread(
+        statistic,
+        tuple(base),
+        tuple(other),
+        separated,
+        separation_chance(len(base), len(other)),
+    )
+
+
+def _spread_of(
+    statistic: str,
+    base: RunLevels,
+    other: RunLevels,
+    margin: float,
+    resolution: float,
+) -> RunSpread | None:
+    a, b = base.of(statistic), other.of(statistic)
+    if a is None or b is None:
+        return None
+    return run_spread(statistic, a, b, margin, resolution)
+
+
+# ---- the verdict on one metric ---------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Difference:
     """What the tests say about `other` against `base` for one metric.
 
     `location` is `higher`, `lower`, `noise` (detectable but inside the noise
-    band), `none` or `untested`; `tail` is `higher`, `lower`, `mixed` (each side
-    has the heavier tail at some threshold), `none` or `untested`. `outcome`
+    band), `spread` (detectable but inside the between-run spread), `none` or
+    `untested`; `tail` is `higher`, `lower`, `mixed` (each side has the
+    heavier tail at some threshold), `spread`, `none` or `untested`. `outcome`
     follows the tail when it moved, else the median, and reads `worse`,
     `better`, `mixed`, `same` or `untested` when lower values are better
     (`higher`/`lower` instead of worse/better when the metric has no better
@@ -314,6 +406,8 @@ class Difference:
     loc_test: LocationTest | None
     tails: tuple[TailTest, ...]
     reason: str  # why it could not be tested, or ""
+    spreads: tuple[RunSpread, ...] = ()  # between-run checks (several runs per system)
+    runs: tuple[int, int] = (1, 1)  # runs of the baseline and of the other system
 
 
 def judge(
@@ -326,10 +420,26 @@ def judge(
     min_change: float = DEFAULT_MIN_CHANGE,
     why_untested: str = "",
     resolution: float = 0.0,
+    runs: tuple[RunLevels, RunLevels] | None = None,
 ) -> Difference:
     """Apply the rules of the module docstring to one metric. `resolution`: the
     counter's effective step in the metric's unit (0: not known); a median shift of
-    at most two steps is at the counter's resolution, never a difference."""
+    at most two steps is at the counter's resolution, never a difference. `runs`:
+    the per-run statistics of both systems; when either has several runs, a shift
+    or a heavier tail must also exceed the between-run spread."""
+    between = runs is not None and runs[0].runs + runs[1].runs > 2
+    spreads: list[RunSpread] = []
+
+    def spread(statistic: str) -> RunSpread | None:
+        if runs is None or not between:
+            return None
+        found = next((r for r in spreads if r.statistic == statistic), None)
+        if found is None:
+            found = _spread_of(statistic, runs[0], runs[1], min_change, resolution)
+            if found is not None:
+                spreads.append(found)
+        return found
+
     loc: LocationTest | None = None
     location = "untested"
     if base is not None and other is not None and base.n >= 2 and other.n >= 2:
@@ -347,18 +457,36 @@ def judge(
                     location = "noise"
                 else:
                     location = "higher" if loc.ratio > 1.0 else "lower"
+    if between and location in ("higher", "lower"):
+        check = spread("median")
+        if check is None or check.separated != location:
+            location = "spread"
     tails: list[TailTest] = []
     tail = "untested"
     if base_hist and other_hist:
         tails = tail_tests(base_hist, other_hist, min_change, resolution)
         if tails:
-            up = any(t.reference == "base" and t.heavier() for t in tails)
-            down = any(t.reference == "other" and t.heavier() for t in tails)
+
+            def counts(t: TailTest, direction: str) -> bool:
+                if not t.heavier():
+                    return False
+                if not between:
+                    return True
+                check = spread(t.quantile)
+                return check is not None and check.separated == direction
+
+            up = any(t.reference == "base" and counts(t, "higher") for t in tails)
+            down = any(t.reference == "other" and counts(t, "lower") for t in tails)
             tail = "mixed" if up and down else "higher" if up else "lower" if down else "none"
+            if tail == "none" and between and any(t.heavier() for t in tails):
+                tail = "spread"
     reason = ""
+    n_runs = (1, 1) if runs is None else (runs[0].runs, runs[1].runs)
     if location == "untested" and tail == "untested":
         reason = why_untested or "too few samples"
-        return Difference("untested", location, tail, loc, tuple(tails), reason)
+        return Difference(
+            "untested", location, tail, loc, tuple(tails), reason, tuple(spreads), n_runs
+        )
     # For real-time work the tail comes first: when it moved, it gives the direction even
     # against the median; the median decides only when the tails do not differ.
     if tail == "mixed":
@@ -372,7 +500,7 @@ def judge(
     if lower_is_better is not None and outcome in ("higher", "lower"):
         worse = (outcome == "higher") == lower_is_better
         outcome = "worse" if worse else "better"
-    return Difference(outcome, location, tail, loc, tuple(tails), reason)
+    return Difference(outcome, location, tail, loc, tuple(tails), reason, tuple(spreads), n_runs)
 
 
 def format_p(p: float) -> str:

@@ -70,8 +70,10 @@ def _metric_block(
         word = "baseline" if index == 0 else "-"
         if diff is not None:
             word = wording.OUTCOME_WORDS[diff.outcome]
-            if diff.outcome != "same":
-                details.append(f"{system.letter}: " + wording.difference_text(diff, system.letter))
+            if diff.outcome != "same" or "spread" in (diff.location, diff.tail):
+                details.append(
+                    f"{system.letter}: " + wording.difference_text(diff, system.letter, row)
+                )
         elif index > 0 and cell is None:
             word = "not measured"
         table.append([system.short(), *wording.stat_cells(row, index, div), word])
@@ -137,6 +139,8 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
     out += ["", s("Summary", "bold")]
     for line in wording.summary_counts(comparison):
         out.extend(_wrap(line, "  "))
+    for line in wording.run_notes(comparison):
+        out.extend(_wrap("! " + line, "  "))
     out += ["", s("Rules", "bold")]
     for rule in wording.rules(comparison.min_change):
         out.extend(_wrap("- " + rule, "  "))

@@ -39,6 +39,16 @@ def difference_rules(min_change: float) -> list[str]:
         "lower (the line says so); the median decides when the tails do not differ. MIXED: "
         "each side has the heavier tail at one threshold.",
         "Maxima are single samples: shown, never called significant.",
+        "Between runs: a system can be given as several runs of one configuration "
+        "(compare A1 A2 A3 --vs B1 B2 B3); its figures are then those of all its runs' "
+        "samples together. The tests above treat samples as independent draws, but a whole "
+        "run moves from one run to the next, so a shift or a heavier tail counts only when it "
+        "also exceeds the between-run spread: every run of one system lies beyond every run "
+        f"of the other by more than the {pct}% band (and two counter steps) in the statistic "
+        "that moved (each run's median, p99 or p99.9). Otherwise it is reported as within the "
+        "run-to-run spread. Identical configurations separate like this by chance at most "
+        "2 / C(k+j, k) of the time for k and j runs (1 in 10 for 3 and 3). With one run per "
+        "system the between-run spread is not measured and the verdicts may be optimistic.",
     ]
 
 
@@ -86,6 +96,36 @@ def _pct(ratio_: float) -> str:
     return f"{(ratio_ - 1.0) * 100:+.0f}%"
 
 
+def _chance(chance: float) -> str:
+    return f"1 in {round(1 / chance):,}" if chance > 0 else "never"
+
+
+def spread_text(diff: cstats.Difference, letter: str, row: MetricRow | None = None) -> str:
+    """The runs' statistics that decided the between-run check, e.g.
+    'runs' medians A 1.61..2.15, B 1.70..2.02 µs: they overlap'."""
+    if not diff.spreads:
+        return ""
+    unit, div = ("", 1.0) if row is None else row_scale(row)
+    base_unit = "" if row is None else row.unit
+
+    def span(values: tuple[float, ...]) -> str:
+        lo, hi = min(values), max(values)
+        if lo == hi:
+            return units.format_in(lo, base_unit, div)
+        return f"{units.format_in(lo, base_unit, div)}..{units.format_in(hi, base_unit, div)}"
+
+    parts = []
+    for sp in diff.spreads:
+        word = "overlap" if sp.separated == "none" else "separate"
+        parts.append(
+            f"runs' {sp.statistic}s A {span(sp.base)}, {letter} {span(sp.other)}"
+            f"{' ' + unit if unit and unit != 'count' else ''}: they {word}"
+        )
+    k, j = diff.runs
+    chance = cstats.separation_chance(k, j)
+    return "; ".join(parts) + f" ({k} and {j} runs: by chance {_chance(chance)})"
+
+
 def location_text(diff: cstats.Difference) -> str:
     t = diff.loc_test
     if t is None:
@@ -113,8 +153,11 @@ def tail_text(diff: cstats.Difference, letter: str) -> str:
     )
 
 
-def difference_text(diff: cstats.Difference | None, letter: str) -> str:
-    """One sentence: the outcome and the evidence behind it."""
+def difference_text(
+    diff: cstats.Difference | None, letter: str, row: MetricRow | None = None
+) -> str:
+    """One sentence: the outcome and the evidence behind it (`row`: for the units
+    of the runs' statistics)."""
     if diff is None:
         return "not measured by both"
     if diff.outcome == "untested":
@@ -124,12 +167,14 @@ def difference_text(diff: cstats.Difference | None, letter: str) -> str:
         "higher": "median higher",
         "lower": "median lower",
         "noise": "median shift within the noise band",
+        "spread": "median shift within the run-to-run spread",
         "none": "median: no significant shift",
     }
     tail_words = {
         "higher": f"tail heavier in {letter}",
         "lower": "tail heavier in A",
         "mixed": "tails cross",
+        "spread": "tail change within the run-to-run spread",
         "none": "tail: no significant change",
     }
     if diff.location in loc_words:
@@ -139,6 +184,9 @@ def difference_text(diff: cstats.Difference | None, letter: str) -> str:
         parts.append(f"{words} ({location_text(diff)})")
     if diff.tail in tail_words:
         parts.append(f"{tail_words[diff.tail]} ({tail_text(diff, letter)})")
+    spread = spread_text(diff, letter, row)
+    if spread:
+        parts.append(spread)
     word = OUTCOME_WORDS[diff.outcome]
     if diff.outcome == "same":
         word = "no significant difference"
@@ -197,6 +245,37 @@ def other_published(comparison: Comparison) -> list[str]:
     return [
         reference.describe(f) for f in reference.unmatched_for_labels(result_labels(comparison))
     ]
+
+
+def run_notes(comparison: Comparison) -> list[str]:
+    """How far the verdicts account for run-to-run variance, per compared pair."""
+    systems = comparison.systems
+    base = systems[0]
+    if all(s.n_runs == 1 for s in systems):
+        return [
+            "Run-to-run variance was not measured (one run per system): the tests see only "
+            "the spread within each run, and on a busy or virtual machine whole runs of one "
+            "configuration differ by more, so the verdicts may be optimistic. Give several "
+            "runs of each system (rtbench compare A1 A2 A3 --vs B1 B2 B3) to measure it."
+        ]
+    out = []
+    for other in systems[1:]:
+        k, j = base.n_runs, other.n_runs
+        if k + j <= 2:
+            out.append(
+                f"A and {other.letter}: one run each, so run-to-run variance was not measured "
+                "and this pair's verdicts may be optimistic."
+            )
+            continue
+        chance = cstats.separation_chance(k, j)
+        runs_a, runs_b = f"{k} run{'s' if k > 1 else ''}", f"{j} run{'s' if j > 1 else ''}"
+        out.append(
+            f"A ({runs_a}) and {other.letter} ({runs_b}): "
+            "a difference counts only beyond the between-run spread; identical configurations "
+            f"pass that check by chance at most {_chance(chance)}"
+            + ("; more runs make it firmer." if chance > 0.02 else ".")
+        )
+    return out
 
 
 def summary_counts(comparison: Comparison) -> list[str]:

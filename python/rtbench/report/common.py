@@ -298,6 +298,41 @@ def summary_rows(doc: ResultsDocument) -> list[SummaryRow]:
     return out
 
 
+# The paths a deadline depends on: an event (interrupt, timer, release) until the
+# thread that waits for it runs.
+RESPONSES = (
+    ("irq.latency", "interrupt latency"),
+    ("irq.to_thread", "interrupt to thread"),
+    ("timer.periodic.latency", "periodic timer wake-up"),
+    ("sem.signal.unblock", "semaphore release to waiter"),
+)
+
+
+def measured_source(title: str | None) -> str | None:
+    """What a port measures for a classic path, when the title names it before its
+    colon: 'Interrupt latency (POSIX timer signal): ...' gives 'POSIX timer signal'."""
+    found = re.match(r"[^:(]*\(([^)]+)\)\s*:", title or "")
+    return found.group(1) if found else None
+
+
+def response_rows(doc: ResultsDocument) -> list[tuple[str, SummaryRow]]:
+    """(what, summary row) of each response-time path the run measured; `what` names
+    the port's source when the metric's title does, e.g. 'interrupt latency (POSIX
+    timer signal)'."""
+    rows = summary_rows(doc)
+    found = []
+    for scenario, what in RESPONSES:
+        r = next((r for r in rows if r.metric.scenario == scenario and r.metric.count), None)
+        if r is not None:
+            source = measured_source(r.metric.title)
+            found.append((f"{what} ({source})" if source else what, r))
+    return found
+
+
+def responses(doc: ResultsDocument) -> list[tuple[str, MetricSummary]]:
+    return [(what, r.metric) for what, r in response_rows(doc)]
+
+
 def format_value(metric: MetricSummary, value: float | None) -> str:
     """One statistic with its unit, e.g. `1.52 µs`, `4,096 bytes`, `2.05`."""
     if value is None:

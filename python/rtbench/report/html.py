@@ -43,6 +43,7 @@ from rtbench.report.common import (
     p99_ratio,
     problem_logs,
     problem_units,
+    response_rows,
     row_unit,
     short_caveat,
     status_counts,
@@ -181,35 +182,22 @@ def _answer(doc: ResultsDocument) -> str:
     return '<div class="answer">' + "".join(lines) + "</div>"
 
 
-# The paths a deadline depends on: an event (interrupt, timer, release) until the
-# thread that waits for it runs.
-_RESPONSES = (
-    ("irq.latency", "interrupt latency"),
-    ("irq.to_thread", "interrupt to thread"),
-    ("timer.periodic.latency", "periodic timer wake-up"),
-    ("sem.signal.unblock", "semaphore release to waiter"),
-)
-
-
 def _responses(doc: ResultsDocument) -> str:
-    rows = summary_rows(doc)
     found = []
-    for scenario, what in _RESPONSES:
-        r = next((r for r in rows if r.metric.scenario == scenario and r.metric.count), None)
-        if r is not None:
-            m = r.metric
-            found.append(
-                [f'<a href="#{r.anchor}">{esc(what)}</a>']
-                + [esc(format_value(m, v)) for v in (m.p50, m.p99, m.max)]
-            )
+    for what, r in response_rows(doc):
+        m = r.metric
+        found.append(
+            [esc(r.label), f'<a href="#{r.anchor}">{esc(what)}</a>']
+            + [esc(format_value(m, v)) for v in (m.p50, m.p99, m.p99_9, m.max)]
+        )
     if not found:
         return ""
     return (
         '<section id="responses"><h3>Response times</h3>'
         '<p class="small muted">From an event to the thread that waits for it: what a '
         "deadline depends on.</p>"
-        + table(["path", "median", "p99", "max"], found, numeric=[False, True, True, True],
-                raw=True)
+        + table(["test", "path", "median", "p99", "p99.9", "max"], found,
+                numeric=[False, False, True, True, True, True], raw=True)
         + "</section>"
     )  # fmt: skip
 
@@ -350,13 +338,13 @@ def _summary_table(doc: ResultsDocument) -> str:
         if r.family != family:
             family = r.family
             out.append(
-                f'<tr class="grp"><td colspan="7"><a href="#fam-{esc(family or "other")}">'
+                f'<tr class="grp"><td colspan="8"><a href="#fam-{esc(family or "other")}">'
                 f"{esc(family_title(family))}</a></td></tr>"
             )
         out.append(_summary_line(r, decades, resolution))
     head = (
         '<tr><th>test</th><th>metric</th><th class="narrow-hide">samples</th>'
-        "<th>median</th><th>p99</th><th>max</th>"
+        "<th>median</th><th>p99</th><th>p99.9</th><th>max</th>"
         f"<th>max ÷ median (log, 1× to {10**decades:,}×)</th></tr>"
     )
     return (
@@ -384,12 +372,12 @@ def _summary_line(r: SummaryRow, decades: int, resolution: Resolution | None = N
     bar = ""
     if rm is not None:
         bar = svgs.spark_bar(rp, rm, decades, _SPARK_SCALE) + f" {esc(format_ratio(rm))}"
-    # Columns 4 to 6 are numbers and are named on a phone (class `sum`, page.CSS).
+    # Columns 4 to 7 are numbers and are named on a phone (class `sum`, page.CSS).
     return (
         f'<tr><td class="nw">{esc(r.label)}</td>'
         f'<td class="grow"><a href="#{r.anchor}">{esc(r.name)}</a></td>'
         f'<td class="n narrow-hide">{m.count:,}</td>'
-        f"{cell('p50')}{cell('p99')}{cell('max')}"
+        f"{cell('p50')}{cell('p99')}{cell('p99_9')}{cell('max')}"
         f'<td class="nw">{bar}</td></tr>'
     )
 

@@ -64,7 +64,7 @@ vertical-align:top;text-align:left}
 table.tbl th{background:var(--bg2);font-weight:600;white-space:nowrap}
 table.tbl td.n,table.num td{text-align:right;font-variant-numeric:tabular-nums;
 white-space:nowrap}table.num td.t{text-align:left;white-space:normal}
-table.sum th:nth-child(n+3):nth-child(-n+6){text-align:right}
+table.sum th:nth-child(n+3):nth-child(-n+7){text-align:right}
 table.tbl tr.grp td{background:#fafbfc;font-weight:600;padding-top:.45rem}
 table.kv th{text-align:left;width:1%}
 .badge{display:inline-block;font-weight:700;font-size:.78rem;padding:.05rem .4rem;
@@ -111,10 +111,11 @@ border-bottom:1px solid var(--line);padding:.15rem 0}
 table.stack td{border:0;padding:.05rem 0}table.stack td.n{text-align:left}
 table.stack td.full{flex-basis:100%}table.stack td.grow{flex:1 1 70%}
 table.stack tr.grp td{background:none;padding-top:.4rem}
-table.stack td[data-k]::before,table.sum td:nth-child(n+4):nth-child(-n+6)::before{
+table.stack td[data-k]::before,table.sum td:nth-child(n+4):nth-child(-n+7)::before{
 color:var(--muted);font-size:.75rem}table.stack td[data-k]::before{content:attr(data-k) " "}
 table.sum td:nth-child(4)::before{content:"med "}table.sum td:nth-child(5)::before{
-content:"p99 "}table.sum td:nth-child(6)::before{content:"max "}
+content:"p99 "}table.sum td:nth-child(6)::before{content:"p99.9 "}
+table.sum td:nth-child(7)::before{content:"max "}
 .facts{grid-template-columns:1fr 1fr;gap:.2rem .6rem}}
 @media print{nav.toc{display:none}body{max-width:none}}
 """

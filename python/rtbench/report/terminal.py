@@ -1,22 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
 """The terminal report: the summary `rtbench run` ends with and `rtbench show`
-prints, and the full tables of `rtbench show --details`."""
+prints (`summary`), and everything `rtbench show --details` prints: every
+metric on one line, every statistic, each verdict with its evidence and
+negative control, every table."""
 
 from __future__ import annotations
 
-import datetime as dt
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from rtbench import units
 from rtbench.report import requirements as req_report
+from rtbench.report import summary
 from rtbench.report.common import (
     EMULATED_BANNER,
     STATUS_WORDS,
     TableView,
-    VerdictView,
-    all_verdicts,
     by_family,
     core_build,
     emulated,
@@ -28,18 +27,13 @@ from rtbench.report.common import (
     notes,
     one_line,
     problem_logs,
-    problem_units,
     row_unit,
-    short_caveat,
-    status_counts,
     sweeps,
     tables,
-    verdict_counts,
     verdicts,
-    warning_caveats,
 )
 from rtbench.resolution import Resolution, at_resolution
-from rtbench.results import REPORT_FILE, ResultsDocument, ScenarioOutcome
+from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
 
 _COLORS = {
@@ -72,6 +66,7 @@ _TABLE_HEAD_ROWS = 15
 _TABLE_TAIL_ROWS = 5
 _TEXT_CELL_MAX = 60
 _WRAP_WIDTH = 100
+_DETAILS_WIDTH = 120
 
 
 class _Style:
@@ -106,12 +101,12 @@ def render(
     width: int = _WRAP_WIDTH,
 ) -> str:
     """The terminal report of a results document: a summary that fits one screen
-    (one line per metric, per verdict, per caveat), or with `details` every
-    statistic, verdict's evidence and table. `location` is the results directory."""
+    (`summary`), or with `details` every statistic, verdict's evidence and table.
+    `location` is the results directory."""
     s = _Style(color)
     if details:
         return _details(doc, s, location)
-    return _summary(doc, s, location, max(width, 60))
+    return summary.render(doc, s, location, max(width, 60))
 
 
 def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
@@ -184,45 +179,47 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
                 f"  {ch.get('setting')}: {ch.get('original')} -> {ch.get('applied')} ({after})"
             )
 
+    lines.extend(_summary_results(doc, s, _DETAILS_WIDTH))
     lines.extend(_metrics_section(doc, s))
     lines.extend(_verdicts_section(doc, s))
     lines.extend(_tables_section(doc, s))
     lines.extend(_status_section(doc, s))
     lines.append("")
-    lines.append(_summary_line(doc))
+    lines.append(summary.final_line(doc))
     if location:
         lines.append(f"results: {location}")
     return "\n".join(lines) + "\n"
 
 
 def _metrics_section(doc: ResultsDocument, s: _Style) -> list[str]:
-    header = ["metric", "samples", "min", "avg", "p99", "max", "", "notes"]
+    header = ["metric", "samples", "min", "median", "avg", "p99", "p99.9", "max", "", "notes"]
     rows: list[list[str]] = [header]
-    numeric = [False, True, True, True, True, True, False, False]
+    numeric = [False, True, True, True, True, True, True, True, False, False]
     group_rows: list[int] = []
+    titles: dict[int, str] = {}  # row -> the metric's title, printed under it
     for outcome in doc.scenarios:
         metrics = outcome.metrics()
         if not metrics:
             continue
         group_rows.append(len(rows))
-        rows.append([_unit_title(outcome), "", "", "", "", "", "", ""])
+        rows.append([_unit_title(outcome), *([""] * (len(header) - 1))])
         for m, name in zip(metrics, metric_display_names(outcome, metrics), strict=True):
             unit_name, div = row_unit(m)
+            if m.title:
+                titles[len(rows)] = m.title
             rows.append(
                 [
                     "  " + name,
                     units.format_count(m.count),
-                    units.format_in(m.min, m.unit, div),
-                    units.format_in(m.mean, m.unit, div),
-                    units.format_in(m.p99, m.unit, div),
-                    units.format_in(m.max, m.unit, div),
+                    *(units.format_in(v, m.unit, div) for v in (m.min, m.p50, m.mean)),
+                    *(units.format_in(v, m.unit, div) for v in (m.p99, m.p99_9, m.max)),
                     unit_name if unit_name != "count" else "",
                     notes(m),
                 ]
             )
     if len(rows) == 1:
         return []
-    out = ["", s("Results", "bold")]
+    out = ["", s("Results", "bold") + s("  (each metric's title under it)", "dim")]
     aligned = _align(rows, numeric)
     for i, line in enumerate(aligned):
         if i == 0:
@@ -231,6 +228,8 @@ def _metrics_section(doc: ResultsDocument, s: _Style) -> list[str]:
             out.append(s(line.rstrip(), "cyan"))
         else:
             out.append(line)
+        if i in titles:
+            out.append(s("      " + one_line(titles[i], _DETAILS_WIDTH - 6), "dim"))
     return out
 
 
@@ -347,156 +346,7 @@ def _status_section(doc: ResultsDocument, s: _Style) -> list[str]:
     return out
 
 
-def _summary_line(doc: ResultsDocument) -> str:
-    counts = status_counts(doc)
-    ran = sum(n for st, n in counts.items() if st != "not_implemented")
-    parts = [f"{counts[st]} {STATUS_WORDS[st]}" for st in STATUS_WORDS if counts.get(st)]
-    text = f"{ran} scenarios run: " + ", ".join(p for p in parts if "not implemented" not in p)
-    vc = verdict_counts(doc)
-    if vc:
-        text += "; verdicts: " + ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
-    if not doc.run.complete:
-        text += "; run INCOMPLETE"
-    if emulated(doc):
-        text += "; EMULATED (timing is not representative of hardware)"
-    if not doc.run.realtime:
-        text += "; NOT REAL-TIME (no real-time policy: figures do not show what the system can do)"
-    return text
-
-
-# ---- the summary -------------------------------------------------------------
-
-
-def _summary(doc: ResultsDocument, s: _Style, location: str | None, width: int) -> str:
-    run = doc.run
-    lines = _summary_header(doc, s, width)
-    lines += req_report.top_lines(doc)
-    if not run.realtime:
-        lines += [
-            "",
-            s(
-                one_line(
-                    "NOT REAL-TIME: the core ran without a real-time scheduling policy; "
-                    "these numbers do not show what the system can do.",
-                    width,
-                ),
-                "bold",
-                "red",
-            ),
-        ]
-    if emulated(doc):
-        lines += ["", s(one_line(EMULATED_BANNER, width), "bold", "yellow")]
-    warnings = warning_caveats(doc)
-    if warnings:
-        lines += ["", s(f"Caveats ({len(warnings)}; the report says what each means and what "
-                        "to do)", "bold")]  # fmt: skip
-        lines += [f"  ! {short_caveat(c, width - 4)}" for c in warnings]
-    lines += _summary_verdicts(doc, s, width)
-    lines += _summary_results(doc, s, width)
-    lines += _summary_problems(doc, s, width)
-    lines += ["", _summary_line(doc)]
-    if location:
-        report = f"{location.rstrip('/')}/{REPORT_FILE}"
-        lines.append(f"report: {report}")
-        lines.append(f"every table: rtbench show {location} --details")
-    return "\n".join(lines) + "\n"
-
-
-def _summary_header(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
-    run = doc.run
-    state = "complete" if run.complete else "INCOMPLETE"
-    if run.interrupted:
-        state += " (interrupted)"
-    took = _run_seconds(doc)
-    if took is not None:
-        state += f" in {units.format_seconds(took)}"
-    head = (
-        s(f"rtbench {doc.rtbench_version}", "bold")
-        + f"  run {run.id}, profile {run.profile}, CPU {run.cpu}, {run.target}: {state}"
-    )
-    meta = first_meta(doc)
-    host: Mapping[str, Any] = doc.host
-    kernel = _mapping(host.get("kernel"))
-    cpus = _mapping(host.get("cpus"))
-    bits = []
-    if host.get("hostname"):
-        bits.append(str(host["hostname"]))
-    if meta is not None:
-        bits.append(f"{meta['os']} {kernel.get('release') or meta['os_release']}")
-    if kernel.get("preempt_rt") is not None:
-        bits.append("PREEMPT_RT" if kernel["preempt_rt"] else "not PREEMPT_RT")
-    if cpus.get("model"):
-        bits.append(str(cpus["model"]))
-    if meta is not None:
-        bits.append(str(meta.get("libc") or meta["port"]))
-    system = "system: " + ", ".join(bits)
-    counter = ""
-    if doc.calibration is not None:
-        cal = doc.calibration
-        hz = float(cal.counter["hz"])
-        counter = (
-            f"counter: {cal.counter['name']} at {hz / 1e6:,.0f} MHz, "
-            f"{Resolution.of_counter(cal.counter).describe()}; "
-            f"timestamp overhead {units.format_duration(cal.overhead_ns)}"
-        )
-    built = core_build(meta)
-    lines = [head, one_line(system, width)]
-    if built is not None:
-        lines.append(one_line(f"core: {built}", width))
-    return lines + ([one_line(counter, width)] if counter else [])
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _run_seconds(doc: ResultsDocument) -> float | None:
-    try:
-        started = dt.datetime.fromisoformat(doc.run.started)
-        finished = dt.datetime.fromisoformat(doc.run.finished or "")
-    except ValueError:
-        return None
-    return max((finished - started).total_seconds(), 0.0)
-
-
-def _summary_verdicts(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
-    found = all_verdicts(doc)
-    if not found:
-        return []
-    vc = verdict_counts(doc)
-    tally = ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
-    out = ["", s(f"Verdicts: {tally}", "bold")]
-    label_w = max(len(v.label or v.scenario) for _o, v in found)
-    word_w = max(len(v.outcome) for _o, v in found)
-    # A test whose checks all passed with their controls caught takes one line;
-    # any other verdict has its own line with its reason.
-    groups: list[list[VerdictView]] = []
-    for _outcome, v in found:
-        clean = v.outcome == "pass" and v.control_outcome == "caught"
-        last = groups[-1] if groups else None
-        if (
-            clean
-            and last
-            and last[0].label == v.label
-            and last[0].scenario == v.scenario
-            and (last[-1].outcome == "pass" and last[-1].control_outcome == "caught")
-        ):
-            last.append(v)
-        else:
-            groups.append([v])
-    for group in groups:
-        v = group[0]
-        word = v.outcome.upper()
-        name = (v.label or v.scenario).ljust(label_w)
-        if len(group) > 1:
-            checks = ", ".join(g.check for g in group)
-            text = f"{name}  {len(group)} checks, every control caught: {checks}"
-        else:
-            control = "" if v.control_outcome == "caught" else f" [control {v.control_outcome}]"
-            text = f"{name}  {v.check}{control}: {v.reason}"
-        styled = s(word.ljust(word_w), "bold", _OUTCOME_COLORS.get(word, "bold"))
-        out.append(f"  {styled}  {one_line(text, width - word_w - 4)}")
-    return out
+# ---- every metric on one line (in --details) -------------------------------
 
 
 def _summary_results(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
@@ -514,8 +364,8 @@ def _summary_results(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
     # The metric column gets what the others leave of the width.
     fixed = sum(w for i, w in enumerate(widths) if i != 1) + 2 * (len(widths) - 1) + 2
     widths[1] = max(min(widths[1], width - fixed), 16)
-    out = ["", s("Results", "bold") + s("  (one line per metric; a sweep of one parameter on one "
-                                       "line, as ranges)", "dim")]  # fmt: skip
+    out = ["", s("Every metric", "bold") + s("  (one line each; a sweep of one parameter on one "
+                                            "line, as ranges)", "dim")]  # fmt: skip
     for n, row in enumerate(rows):
         cells = []
         for i, text in enumerate(row):
@@ -606,15 +456,3 @@ def _span(group: Sequence[MetricSummary], pick: Callable[[MetricSummary], float 
     if unit_a == unit_b and " " in a:
         return f"{a.rpartition(' ')[0]}-{b}"
     return f"{a}-{b}"
-
-
-def _summary_problems(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
-    out = []
-    for outcome in problem_units(doc):
-        word = STATUS_WORDS.get(outcome.status, outcome.status).upper()
-        styled = s(word, "bold", _STATUS_COLORS.get(outcome.status, "bold"))
-        text = f"{outcome.name}: {outcome.reason or 'no reason given'}"
-        out.append(f"  {styled} {one_line(text, width - len(word) - 3)}")
-    if out:
-        out = ["", s("Scenarios that did not end ok", "bold"), *out]
-    return out
