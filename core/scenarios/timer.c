@@ -36,16 +36,19 @@ static uint64_t clock_read_cost_ns(void)
 	return best == UINT64_MAX ? 0 : best;
 }
 
-/* Like rtb_recorder_add_interval(), in ns and with the clock's read cost. */
-static void add_latency(struct rtb_recorder *r, uint64_t late_ns, uint64_t cost_ns)
+/* Like rtb_recorder_add_interval(), in ns and with the clock's read cost;
+ * the deadline and the wake-up reading are kept with the sample. */
+static void add_latency(struct rtb_recorder *r, uint64_t deadline, uint64_t woke, uint64_t cost_ns)
 {
+	uint64_t late_ns = woke - deadline;
+
 	if (late_ns < cost_ns) {
 		if (r->warmup_count >= r->warmup_target)
 			r->clamped++;
-		rtb_recorder_add(r, 0);
+		rtb_recorder_add_span(r, 0, deadline, woke, RTB_SPAN_TIME_NS);
 		return;
 	}
-	rtb_recorder_add(r, late_ns - cost_ns);
+	rtb_recorder_add_span(r, late_ns - cost_ns, deadline, woke, RTB_SPAN_TIME_NS);
 }
 
 struct periods {
@@ -134,7 +137,7 @@ static int run_periodic(struct rtb_ctx *ctx)
 			deadline += interval;
 			continue;
 		}
-		add_latency(&r, woke - deadline, cost);
+		add_latency(&r, deadline, woke, cost);
 		uint64_t missed = (woke - deadline) / interval;
 		if (missed > 0) {
 			p.missed += missed;
