@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The `rtbench` command line: run, list, system, show, compare, import.
+"""The `rtbench` command line: run, list, system, show, compare, import, targets.
 
 Bad input is one sentence on the error stream and exit status 2; nothing
 already stored is touched before every input has been checked.
@@ -15,10 +15,11 @@ import re
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from rtbench import __version__, build, catalog, export, runner, system
+from rtbench import __version__, build, catalog, export, runner, system, targets
 from rtbench.compare import command as compare_command
 from rtbench.cpulock import CpuLock
 from rtbench.errors import RtbenchError, StorageError, UsageError
@@ -38,6 +39,7 @@ from rtbench.results import (
     read_samples,
     write_atomic,
 )
+from rtbench.targets.base import Target
 from rtbench.transport import LocalProcess
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
@@ -57,7 +59,7 @@ def _usage_sentence(prog: str, message: str) -> str:
     if match and match.group(1).startswith(("command", "{run,")):
         return (
             f"{prog}: unknown command '{match.group(2)}' "
-            "(use run, list, system, show, compare or import)."
+            "(use run, list, system, show, compare, import or targets)."
         )
     text = message[0].upper() + message[1:] if message else "Invalid arguments"
     return f"{prog}: {text.rstrip('.')}."
@@ -134,6 +136,21 @@ def build_parser() -> _Parser:
         action="store_true",
         help="when another rtbench run measures on the same CPU, wait for it to end",
     )
+    run.add_argument(
+        "--target",
+        dest="targets",
+        action="append",
+        default=[],
+        metavar="T",
+        help="the machine to measure: local (default), ssh://[user@]host[:port], qemu:NAME; "
+        "repeat for one result directory per target and a comparison (see `rtbench targets`)",
+    )
+    run.add_argument(
+        "--libc",
+        choices=targets.LIBCS,
+        default="glibc",
+        help="C library of the core built for the target (musl: a static musl build)",
+    )
 
     lst = sub.add_parser("list", help="show the scenario catalog")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
@@ -144,6 +161,9 @@ def build_parser() -> _Parser:
     sysp = sub.add_parser("system", help="describe this host and what may disturb measurements")
     sysp.add_argument("--json", action="store_true", help="machine-readable output")
     sysp.add_argument("--cpu", type=_nonnegative, help="measurement CPU to check")
+    sysp.add_argument(
+        "--target", default="local", metavar="T", help="the machine to describe (default: local)"
+    )
 
     show = sub.add_parser("show", help="print the report of a stored run")
     show.add_argument("path", type=Path, metavar="DIR", help="results directory or results.json")
@@ -162,6 +182,11 @@ def build_parser() -> _Parser:
     )
 
     compare_command.add_parser(sub)
+
+    tgt = sub.add_parser(
+        "targets", help="the kinds of target rtbench can measure, and what each needs"
+    )
+    tgt.add_argument("--json", action="store_true", help="machine-readable output")
 
     imp = sub.add_parser(
         "import", help="turn a cyclictest or oslat --json file into a results directory"
@@ -212,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return compare_command.run(args, _color(sys.stdout))
         if args.command == "import":
             return cmd_import(args)
+        if args.command == "targets":
+            return cmd_targets(args)
         return cmd_show(args)
     except RtbenchError as e:
         _err(_styled(command, str(e)))
@@ -224,18 +251,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # ---- helpers shared by commands --------------------------------------------
-
-
-def _check_cpu(cpu: int | None) -> int:
-    usable = system.usable_cpus()
-    if cpu is None:
-        return system.default_cpu()
-    if cpu not in usable:
-        listed = ", ".join(str(c) for c in usable)
-        raise UsageError(
-            f"CPU {cpu} is not online or not allowed for this process (usable: {listed})."
-        )
-    return cpu
 
 
 def _core(announce: bool = True) -> Path:
@@ -297,14 +312,60 @@ def _create_out(out: Path) -> None:
         raise UsageError(f"Cannot write to {out}: {e.strerror or e}.") from None
 
 
+def _target_dir(spec: str) -> str:
+    """A folder name for one target's results in a multi-target run."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", spec).strip("-") or "target"
+
+
 def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    cpu = _check_cpu(args.cpu)
+    specs = list(args.targets) or ["local"]
+    if len(set(specs)) != len(specs):
+        raise UsageError("Each --target may be given once.")
+    chosen = [targets.parse(spec, libc=args.libc) for spec in specs]
     sets = _check_sets(args.sets)
     scale = runner.deadline_scale()
     out = _check_out(args.out, args.profile)
+    asked = _Asked(args, argv, sets, scale)
+    if len(chosen) == 1:
+        return _run_on(chosen[0], asked, out)
+    folders = [out / _target_dir(t.spec) for t in chosen]
+    statuses: list[int] = []
+    done: list[Path] = []
+    for target, folder in zip(chosen, folders, strict=True):
+        _err(f"rtbench run: target {target.spec}")
+        status = _run_on(target, asked, folder)
+        statuses.append(status)
+        if (folder / RESULTS_FILE).is_file():
+            done.append(folder)
+        if status == 130:
+            break
+    if len(done) > 1:
+        compare_command.compare_dirs(done, out / "comparison", _color(sys.stdout))
+    return 130 if 130 in statuses else max(statuses)
 
-    core = _core()
-    transport = LocalProcess(core, child_cpus=set(os.sched_getaffinity(0)))
+
+@dataclass(frozen=True)
+class _Asked:
+    """What `rtbench run` was asked, checked, for every target alike."""
+
+    args: argparse.Namespace
+    argv: Sequence[str]
+    sets: tuple[tuple[str, str], ...]
+    scale: float
+
+
+def _run_on(target: Target, asked: _Asked, out: Path) -> int:
+    try:
+        target.open(_err)
+        return _run_opened(target, asked, out)
+    finally:
+        target.close()
+
+
+def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
+    args, argv, sets, scale = asked.args, asked.argv, asked.sets, asked.scale
+    cpu = target.check_cpu(args.cpu)
+    transport = target.transport()
     _meta, core_catalog = runner.query_catalog(transport, cpu)
     selection, unmatched = catalog.select(core_catalog, args.only)
     if unmatched:
@@ -318,11 +379,14 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             "measured (see `rtbench list`)."
         )
 
-    lock = CpuLock(cpu)
-    lock.acquire(wait=args.wait, say=_err)
+    lock: CpuLock | None = None  # held until this function returns
+    if target.kind == "local":
+        # Two runs measuring on one CPU of this machine would disturb each other.
+        lock = CpuLock(cpu)
+        lock.acquire(wait=args.wait, say=_err)
     _create_out(out)
-    snap = system.snapshot(cpu, cpu_given=args.cpu is not None)
-    cavs = system.caveats(snap)
+    snap = target.snapshot(cpu, cpu_given=args.cpu is not None)
+    cavs = target.caveats(snap)
     for c in cavs:
         if args.lift_rt_throttle and c.get("code") == "rt_throttling":
             continue  # lifted for the run; the runner warns if that does not take
@@ -351,13 +415,12 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         command_line=("rtbench", *argv),
     )
     count = sum(1 for u in selection.units if u.name != runner.CALIBRATION)
+    where = "" if target.kind == "local" else f"target {target.spec}, "
     progress.message(
-        f"rtbench run: profile {args.profile}, CPU {cpu}, the calibration and {count} more "
-        f"scenario(s); results in {out}"
+        f"rtbench run: {where}profile {args.profile}, CPU {cpu}, the calibration and {count} "
+        f"more scenario(s); results in {out}"
     )
-    run = runner.Run(
-        options, transport, core_catalog, selection, snap, cavs, ui, progress, out.name
-    )
+    run = runner.Run(options, target, core_catalog, selection, snap, cavs, ui, progress, out.name)
     doc = run.execute()
     failure = run.storage_failure
     if failure is None:
@@ -377,6 +440,8 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     status = runner.exit_status(doc)
     if status == 130:
         _err(f"Interrupted; what was measured is in {out}.")
+    elif run.target_gone is not None:
+        _err(f"rtbench run: {run.target_gone}; what was measured is in {out}.")
     return status
 
 
@@ -404,9 +469,14 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_system(args: argparse.Namespace) -> int:
-    cpu = _check_cpu(args.cpu)
-    snap = system.snapshot(cpu, cpu_given=args.cpu is not None)
-    cavs = system.caveats(snap)
+    target = targets.parse(args.target)
+    try:
+        target.open(_err)
+        cpu = target.check_cpu(args.cpu)
+        snap = target.snapshot(cpu, cpu_given=args.cpu is not None)
+        cavs = target.caveats(snap)
+    finally:
+        target.close()
     if args.json:
         data: dict[str, Any] = {"snapshot": snap, "caveats": cavs}
         sys.stdout.write(json.dumps(data, indent=1, default=str) + "\n")
@@ -442,6 +512,30 @@ def cmd_show(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
+    return 0
+
+
+def cmd_targets(args: argparse.Namespace) -> int:
+    rows = targets.available()
+    if args.json:
+        data = [
+            {
+                "kind": kind.name,
+                "syntax": kind.syntax,
+                "summary": kind.summary,
+                "needs": kind.needs,
+                "usable": why is None,
+                "why_not": why,
+            }
+            for kind, why in rows
+        ]
+        sys.stdout.write(json.dumps(data, indent=1) + "\n")
+        return 0
+    width = max(len(kind.syntax) for kind, _ in rows)
+    for kind, why in rows:
+        state = "ready" if why is None else f"not usable here: {why}"
+        sys.stdout.write(f"{kind.syntax:<{width}}  {kind.summary} ({state})\n")
+        sys.stdout.write(f"{'':<{width}}  needs: {kind.needs}\n")
     return 0
 
 

@@ -45,8 +45,10 @@ STATUSES = (
     "crashed",
     "interrupted",
     "not_implemented",
+    "lost",
 )
-FAILED_STATUSES = ("error", "timeout", "crashed")
+# `lost`: the target itself went away (guest ended, connection dropped) during the unit.
+FAILED_STATUSES = ("error", "timeout", "crashed", "lost")
 
 Json = dict[str, Any]
 
@@ -217,6 +219,10 @@ class RunInfo:
     core: Mapping[str, Any]
     # Imported results only: the tool and file the figures come from.
     source: Mapping[str, Any] | None = None
+    # The machine measured (Target.describe()) and the conditions of the run
+    # (background load, tracing, ...: RunHook.describe() by key).
+    target_info: Mapping[str, Any] | None = None
+    conditions: Mapping[str, Any] | None = None
 
     @property
     def imported(self) -> bool:
@@ -241,6 +247,10 @@ class RunInfo:
         }
         if self.source is not None:
             data["source"] = dict(self.source)
+        if self.target_info is not None:
+            data["target_info"] = dict(self.target_info)
+        if self.conditions is not None:
+            data["conditions"] = dict(self.conditions)
         return data
 
     @classmethod
@@ -261,6 +271,8 @@ class RunInfo:
             options=dict(data["options"]),
             core=dict(data["core"]),
             source=None if data.get("source") is None else dict(data["source"]),
+            target_info=None if data.get("target_info") is None else dict(data["target_info"]),
+            conditions=None if data.get("conditions") is None else dict(data["conditions"]),
         )
 
 

@@ -8,8 +8,11 @@ unit that overruns its deadline (from the core's catalog, plus slack) is
 killed and recorded as `timeout`, one that dies or ends without its `end`
 record as `crashed`, and the run goes on. results.json is rewritten after
 every unit. SIGINT, SIGTERM and SIGHUP ask the running unit to stop (it reports what
-it measured), then the run ends as interrupted. Host settings changed for the
-run are restored on every path.
+it measured), then the run ends as interrupted. Settings changed on the target for
+the run are restored on every path, and run hooks (a background load, a trace) are
+stopped on every path. A unit whose target went away (guest ended, connection
+dropped) ends as `lost`; the target then recovers or the run stops there, with
+everything measured before it stored.
 
 Test hook: RTBENCH_DEADLINE_SCALE multiplies every deadline (e.g. 0.001 makes
 the watchdog fire after the slack alone).
@@ -18,6 +21,7 @@ the watchdog fire after the slack alone).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import datetime as dt
 import os
 import signal
@@ -28,9 +32,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rtbench import system, tuning
 from rtbench.catalog import CatalogId, CoreScenario, Selection, SpecEntry
 from rtbench.errors import CoreError, UsageError
+from rtbench.hooks import HookContext, RunHook
 from rtbench.progress import Progress
 from rtbench.records import (
     PROTOCOL_VERSION,
@@ -53,7 +57,8 @@ from rtbench.results import (
     write_samples,
 )
 from rtbench.stats import consistency_problems
-from rtbench.transport import CoreStream, EndOfStream, Transport
+from rtbench.targets.base import Target, Tuning
+from rtbench.transport import CoreStream, EndOfStream, TargetLost, Transport
 from rtbench.units import ticks_to_ns
 
 CALIBRATION = "cal.timestamp"
@@ -234,7 +239,7 @@ class Run:
     def __init__(
         self,
         options: RunOptions,
-        transport: Transport,
+        target: Target,
         core_catalog: Sequence[CoreScenario],
         selection: Selection,
         host: dict[str, Any],
@@ -242,9 +247,14 @@ class Run:
         ui: Ui,
         progress: Progress,
         run_id: str,
+        hooks: Sequence[RunHook] = (),
     ) -> None:
         self.options = options
-        self.transport = transport
+        self.target = target
+        self.transport: Transport = target.transport()
+        self.hooks = tuple(hooks)
+        # why the run could not go on after its target was lost
+        self.target_gone: str | None = None
         self.core_catalog = list(core_catalog)
         self.selection = selection
         self.host = host
@@ -299,7 +309,7 @@ class Run:
             patterns=opts.patterns,
             selected=tuple(u.name for u in self.units),
             command_line=opts.command_line,
-            target=self.transport.name,
+            target=self.target.spec,
             realtime=self.realtime,
             options={
                 "set": dict(opts.sets),
@@ -309,6 +319,8 @@ class Run:
                 "deadline_scale": opts.deadline_scale,
             },
             core=self._core_description(),
+            target_info=self.target.describe(),
+            conditions={h.key: h.describe() for h in self.hooks} or None,
         )
         missing = [_not_implemented(e) for e in self.selection.missing]
         return ResultsDocument(
@@ -352,12 +364,12 @@ class Run:
             # SIGHUP too: a closed terminal must not leave host settings changed.
             for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
         }
-        host_tuning = tuning.HostTuning(
-            cpu_dma_latency=self.options.dma_latency,
+        host_tuning = self.target.tuning(
+            dma_latency=self.options.dma_latency,
             lift_rt_throttle=self.options.lift_rt_throttle,
+            cpu=self.options.cpu,
         )
         atexit.register(host_tuning.restore)
-        original_affinity = os.sched_getaffinity(0)
         try:
             self.save()
             try:
@@ -372,23 +384,42 @@ class Run:
                     f"{change.get('applied')} for the run (restored at the end)."
                 )
             self._caveats_as_run(host_tuning)
-            self._pin_self(original_affinity)
+            self._start_hooks()
             self._run_units()
-            self.complete = not self.interrupted and self.storage_failure is None
+            self.complete = (
+                not self.interrupted and self.storage_failure is None and self.target_gone is None
+            )
         finally:
             try:
+                self._stop_hooks()
                 host_tuning.restore()
             finally:
                 atexit.unregister(host_tuning.restore)
                 self._note_settings(host_tuning)
-                os.sched_setaffinity(0, original_affinity)
                 for signo, handler in previous.items():
                     signal.signal(signo, handler)
                 self.finished = _now()
                 self.save()
         return self.document()
 
-    def _caveats_as_run(self, host_tuning: tuning.HostTuning) -> None:
+    def _start_hooks(self) -> None:
+        ctx = HookContext(
+            cpu=self.options.cpu,
+            out_dir=self.options.out_dir,
+            profile=self.options.profile,
+            target=self.target,
+            warn=self.ui.warn,
+            info=self.ui.info,
+        )
+        for hook in self.hooks:
+            hook.start(ctx)
+
+    def _stop_hooks(self) -> None:
+        for hook in reversed(self.hooks):
+            with contextlib.suppress(Exception):  # stop() must not raise; never let it mask
+                hook.stop()
+
+    def _caveats_as_run(self, host_tuning: Tuning) -> None:
         """Caveats describe the conditions the run had, not those before it: RT
         throttling lifted for the run is no longer a warning; one that could not be
         lifted is warned about now (the command line held that warning back)."""
@@ -400,22 +431,17 @@ class Run:
             throttling = self.host.setdefault("rt_throttling", {})
             if isinstance(throttling, dict):
                 throttling["lifted_for_run"] = True
-            self.caveats = system.caveats(self.host)
+            self.caveats = self.target.caveats(self.host)
         elif self.options.lift_rt_throttle:
             for c in self.caveats:
                 if c.get("code") == "rt_throttling":
                     self.ui.warn(f"{c.get('message', '')} (--lift-rt-throttle did not take)")
 
-    def _note_settings(self, host_tuning: tuning.HostTuning) -> None:
+    def _note_settings(self, host_tuning: Tuning) -> None:
         self.settings = {
             "changes": [dict(c) for c in host_tuning.changes],
             "skipped": [dict(s) for s in host_tuning.skipped],
         }
-
-    def _pin_self(self, original: set[int]) -> None:
-        others = set(original) - {self.options.cpu}
-        if others:
-            os.sched_setaffinity(0, others)
 
     def _run_units(self) -> None:
         profile = self.options.profile
@@ -433,6 +459,8 @@ class Run:
                     self._calibrate(outcome)
                 self._check_realtime(outcome)
                 self.save()
+                if outcome.status == "lost" and not self._recover(outcome):
+                    break
                 if self.stop.requested():
                     self.interrupted = True
                     break
@@ -440,6 +468,19 @@ class Run:
                     break
         finally:
             progress.close()
+
+    def _recover(self, outcome: ScenarioOutcome) -> bool:
+        """After a lost unit: can the target go on? If not, the run stops here."""
+        self.ui.warn(f"{outcome.name}: the target was lost ({outcome.reason}).")
+        try:
+            if self.target.recover(self.ui.info):
+                return True
+            why = "it could not be recovered"
+        except Exception as e:  # a target that fails to recover ends the run, cleanly
+            why = f"recovering it failed: {e}"
+        self.target_gone = f"the target {self.target.spec} was lost during {outcome.name} and {why}"
+        self.ui.warn(f"The run stops: {self.target_gone}; what was measured before is kept.")
+        return False
 
     def _calibrate(self, outcome: ScenarioOutcome) -> None:
         if outcome.meta is None:
@@ -501,7 +542,6 @@ class Run:
 
     def _run_unit(self, index: int, unit: CoreScenario, progress: Progress) -> ScenarioOutcome:
         deadline_ms = unit.deadline_ms[self.options.profile]
-        limit_s = deadline_ms / 1000.0 * self.options.deadline_scale + WATCHDOG_SLACK_S
         base = ScenarioOutcome(
             name=unit.name,
             ids=unit.ids,
@@ -512,9 +552,24 @@ class Run:
         )
         labels = dict.fromkeys(i.label for i in unit.ids if i.label)
         progress.begin(index, unit.name, ", ".join(labels))
+        extra = [arg for hook in self.hooks for arg in hook.before_unit(unit)]
+        outcome = self._run_stream(unit, base, extra, progress)
+        for hook in self.hooks:
+            outcome = hook.after_unit(unit, outcome)
+        return outcome
+
+    def _run_stream(
+        self, unit: CoreScenario, base: ScenarioOutcome, extra: list[str], progress: Progress
+    ) -> ScenarioOutcome:
+        limit_s = float(base.deadline_ms or 0) / 1000.0 * self.options.deadline_scale
+        limit_s += WATCHDOG_SLACK_S
         started = time.monotonic()
         try:
-            stream = self.transport.start(self._args(unit))
+            stream = self.transport.start([*self._args(unit), *extra])
+        except TargetLost as e:
+            outcome = replace(base, status="lost", reason=str(e), elapsed_s=0.0)
+            progress.end(outcome.status, 0.0)
+            return outcome
         except OSError as e:
             outcome = replace(
                 base, reason=f"rtbench-core could not be started: {e.strerror or e}", elapsed_s=0.0
@@ -523,6 +578,7 @@ class Run:
             return outcome
 
         collector = _Collector(progress, self.ui)
+        lost: str | None = None
         timed_out = False
         refused: str | None = None
         stop_sent_at: float | None = None
@@ -551,6 +607,9 @@ class Run:
                     line = stream.read_line(POLL_S)
                 except EndOfStream:
                     break
+                except TargetLost as e:
+                    lost = str(e) or "the target went away"
+                    break
                 if line is None:
                     progress.tick()
                     continue
@@ -568,7 +627,7 @@ class Run:
                     collector.errors.append(f"line {collector.lines}: {e}")
                     continue
                 collector.add(record)
-            returncode = self._reap(stream)
+            returncode = None if lost is not None else self._reap(stream)
         finally:
             stream.kill()
             stream.close()
@@ -577,6 +636,8 @@ class Run:
         status, reason = self._status(
             collector, returncode, timed_out, refused, stop_sent_at is not None, killed, limit_s
         )
+        if lost is not None:
+            status, reason = "lost", lost
         outcome = replace(
             base,
             status=status,

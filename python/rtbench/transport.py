@@ -27,12 +27,18 @@ class EndOfStream(Exception):
     """The core closed its output: no more lines will come."""
 
 
+class TargetLost(Exception):
+    """The target itself went away (guest ended, connection dropped): the command's
+    fate is unknown. `str()` is the reason in a few words."""
+
+
 class CoreStream(Protocol):
     """One running core command."""
 
     def read_line(self, timeout_s: float) -> str | None:
         """The next line without its newline, or None if none came within `timeout_s`.
-        Raises EndOfStream once the output is closed and every line was read."""
+        Raises EndOfStream once the output is closed and every line was read, and
+        TargetLost when the target disappeared under the command."""
         ...
 
     def terminate(self) -> None:

@@ -103,6 +103,19 @@ def run(args: argparse.Namespace, color: bool) -> int:
     return 0
 
 
+def compare_dirs(paths: list[Path], out: Path, color: bool) -> int:
+    """Compare the result directories of one run's targets (`rtbench run --target A
+    --target B`): the first is the baseline; files go to `out`."""
+    args = argparse.Namespace(
+        paths=paths,
+        out=out,
+        reference=False,
+        min_change=DEFAULT_MIN_CHANGE,
+        fail_on_regression=False,
+    )
+    return run(args, color)
+
+
 def regressed(comparison: Comparison) -> bool:
     """A significantly worse (or mixed) metric, or a verdict that fails where A's did not."""
     if comparison.regressions():

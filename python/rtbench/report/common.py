@@ -20,6 +20,7 @@ STATUS_WORDS = {
     "unsupported": "unsupported",
     "error": "error",
     "timeout": "timeout",
+    "lost": "target lost",
     "crashed": "crashed",
     "interrupted": "interrupted",
     "not_implemented": "not implemented",

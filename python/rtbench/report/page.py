@@ -71,7 +71,7 @@ table.kv th{text-align:left;width:1%}
 border-radius:.25rem;color:#fff;white-space:nowrap}
 .o-pass,.o-caught{background:var(--pass)}.o-fail,.o-missed{background:var(--fail)}
 .o-inconclusive{background:var(--warn)}.o-unsupported,.o-not_run{background:#6b7280}
-.st-ok{color:var(--pass)}.st-error,.st-timeout,.st-crashed{color:var(--fail);font-weight:600}
+.st-ok{color:var(--pass)}.st-error,.st-timeout,.st-crashed,.st-lost{color:var(--fail);font-weight:600}
 .st-stopped,.st-unsupported,.st-interrupted{color:var(--warn)}.st-not_implemented{color:#777}
 .charts{display:flex;flex-wrap:wrap;gap:.8rem 1.2rem;margin:.3rem 0 .6rem}
 figure{margin:0;flex:1 1 28rem;max-width:40rem;min-width:0}

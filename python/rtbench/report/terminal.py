@@ -57,6 +57,7 @@ _STATUS_COLORS = {
     "unsupported": "yellow",
     "error": "red",
     "timeout": "red",
+    "lost": "red",
     "crashed": "red",
     "interrupted": "yellow",
 }

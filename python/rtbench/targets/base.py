@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What the runner needs from the machine under test: the Target protocol.
+
+A target owns everything that is about the machine being measured: it builds or
+picks the core for itself, deploys it, opens the transport that starts core
+commands there, reads its own system facts, applies and restores its own
+settings, and describes itself. The runner gets a target and never asks where it
+is. `local` is this machine; SSH boards and QEMU guests are further kinds.
+
+When the target disappears under a command (guest ended, connection dropped),
+its stream raises `transport.TargetLost`; the runner ends that unit as `lost`
+and calls `recover()`, which reconnects or reboots, or says the run cannot go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from rtbench.transport import Transport
+
+Say = Callable[[str], None]
+
+
+class Tuning(Protocol):
+    """Settings changed on the target for a run (see tuning.HostTuning)."""
+
+    @property
+    def changes(self) -> list[dict[str, Any]]:
+        """What was changed: {"setting", "original", "applied", "restored", "note"}."""
+        ...
+
+    @property
+    def skipped(self) -> list[dict[str, str]]:
+        """What was asked for but not done: {"setting", "reason"}."""
+        ...
+
+    def apply(self) -> None:
+        """Change the settings; what could not be done goes to `skipped`."""
+        ...
+
+    def restore(self) -> None:
+        """Put everything back; idempotent, never raises."""
+        ...
+
+
+class Target(Protocol):
+    """One machine under test."""
+
+    spec: str  # as the user wrote it: "local", "ssh://user@host:port", "qemu:debian-amd64"
+    kind: str  # "local", "ssh", "qemu", ...
+
+    def open(self, say: Say) -> None:
+        """Build or pick the core, deploy it, boot or connect. Raises RtbenchError
+        (one sentence) when the target cannot be used."""
+        ...
+
+    def transport(self) -> Transport:
+        """Starts core commands on the target (valid after `open`)."""
+        ...
+
+    def check_cpu(self, cpu: int | None) -> int:
+        """The measurement CPU: `cpu` checked against the target, or its default."""
+        ...
+
+    def snapshot(self, cpu: int, cpu_given: bool) -> dict[str, Any]:
+        """System facts read on the target (stored as results.json `host`)."""
+        ...
+
+    def caveats(self, snap: dict[str, Any]) -> list[dict[str, str]]:
+        """What in `snap` may disturb measurements."""
+        ...
+
+    def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> Tuning:
+        """The settings to hold on the target during the run."""
+        ...
+
+    def recover(self, say: Say) -> bool:
+        """After TargetLost: reconnect or reboot. False: the run cannot go on."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What results.json records as `run.target_info` (kind, spec, arch, ...)."""
+        ...
+
+    def close(self) -> None:
+        """Release everything (guests, connections, deployed files); idempotent."""
+        ...
