@@ -40,6 +40,7 @@ from rtbench.results import (
     write_atomic,
 )
 from rtbench.targets.base import Target
+from rtbench.trace.hook import TraceHook
 from rtbench.transport import LocalProcess
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
@@ -135,6 +136,12 @@ def build_parser() -> _Parser:
         "--wait",
         action="store_true",
         help="when another rtbench run measures on the same CPU, wait for it to end",
+    )
+    run.add_argument(
+        "--trace",
+        action="store_true",
+        help="trace the kernel during each scenario and explain the worst samples "
+        "(docs/tracing.md)",
     )
     run.add_argument(
         "--target",
@@ -364,6 +371,8 @@ def _run_on(target: Target, asked: _Asked, out: Path) -> int:
 
 def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
     args, argv, sets, scale = asked.args, asked.argv, asked.sets, asked.scale
+    if args.trace and target.kind != "local":
+        raise UsageError(f"--trace works on the local target only for now, not on {target.spec}.")
     cpu = target.check_cpu(args.cpu)
     transport = target.transport()
     _meta, core_catalog = runner.query_catalog(transport, cpu)
@@ -420,7 +429,10 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         f"rtbench run: {where}profile {args.profile}, CPU {cpu}, the calibration and {count} "
         f"more scenario(s); results in {out}"
     )
-    run = runner.Run(options, target, core_catalog, selection, snap, cavs, ui, progress, out.name)
+    hooks = [TraceHook()] if args.trace else []
+    run = runner.Run(
+        options, target, core_catalog, selection, snap, cavs, ui, progress, out.name, hooks=hooks
+    )
     doc = run.execute()
     failure = run.storage_failure
     if failure is None:

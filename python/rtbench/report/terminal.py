@@ -37,6 +37,7 @@ from rtbench.report.common import (
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import REPORT_FILE, ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
+from rtbench.trace import render as trace_render
 
 _COLORS = {
     "bold": "1",
@@ -174,6 +175,7 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
             )
 
     lines.extend(_metrics_section(doc, s))
+    lines.extend(trace_render.terminal_lines(doc, 10_000, lambda t: s(t, "bold")))
     lines.extend(_verdicts_section(doc, s))
     lines.extend(_tables_section(doc, s))
     lines.extend(_status_section(doc, s))
@@ -377,6 +379,7 @@ def _summary(doc: ResultsDocument, s: _Style, location: str | None, width: int) 
         lines += [f"  ! {short_caveat(c, width - 4)}" for c in warnings]
     lines += _summary_verdicts(doc, s, width)
     lines += _summary_results(doc, s, width)
+    lines += trace_render.terminal_lines(doc, width, lambda t: s(t, "bold"))
     lines += _summary_problems(doc, s, width)
     lines += ["", _summary_line(doc)]
     if location:
