@@ -56,6 +56,7 @@ class TraceHook:
         self._index = 0
         self._stopped = False
         self._warned_map = False
+        self._mounted_by_us = False
 
     # ---- RunHook ------------------------------------------------------------
 
@@ -67,6 +68,7 @@ class TraceHook:
             )
         atexit.register(self.stop)
         self._mount = Mount.find_or_mount()
+        self._mounted_by_us = self._mount.mounted_here
         self._instance = Instance.create(self._mount)
         clocks = self._instance.clocks()
         clock = next((c for c in PREFERRED_CLOCKS if c in clocks), "local")
@@ -135,7 +137,7 @@ class TraceHook:
             "missing_events": list(inst.missing_events) if inst else [],
             "buffer_kb_per_cpu": self._buffer_kb
             or (BUFFER_KB.get(self._ctx.profile, 16384) if self._ctx else None),
-            "mounted_by_rtbench": bool(self._mount and self._mount.mounted_here),
+            "mounted_by_rtbench": self._mounted_by_us,
             "units": self._units,
             "note": "A traced run disturbs what it measures: compare traced figures with "
             "traced figures (docs/tracing.md).",
