@@ -40,6 +40,7 @@ from rtbench.results import (
     write_atomic,
 )
 from rtbench.targets.base import Target
+from rtbench.trace import command as trace_command
 from rtbench.trace.hook import TraceHook
 from rtbench.transport import LocalProcess
 
@@ -189,6 +190,7 @@ def build_parser() -> _Parser:
     )
 
     compare_command.add_parser(sub)
+    trace_command.add_parser(sub)
 
     tgt = sub.add_parser(
         "targets", help="the kinds of target rtbench can measure, and what each needs"
@@ -246,6 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_import(args)
         if args.command == "targets":
             return cmd_targets(args)
+        if args.command == "trace":
+            return trace_command.run(args)
         return cmd_show(args)
     except RtbenchError as e:
         _err(_styled(command, str(e)))

@@ -25,9 +25,9 @@ def main() -> int:
     ctypes.CDLL(None).prctl(PR_SET_NAME, b"rtb-disturb", 0, 0, 0)
     os.sched_setaffinity(0, {cpu})
     os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(prio))
-    stop = []
+    stop: list[int] = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    burns = []
+    burns: list[list[int]] = []
     clock = time.CLOCK_MONOTONIC
     start = time.clock_gettime_ns(clock)
     end_by = start + seconds * 1_000_000_000

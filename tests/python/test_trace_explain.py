@@ -16,11 +16,16 @@ def _line(comm: str, pid: int, cpu: int, ts: int, name: str, rest: str) -> str:
 
 def test_parse_lines() -> None:
     e = parse_line(
-        "   kworker/u4:1-12 [001] d.h2. 27170859398930: irq_handler_entry: irq=24 name=virtio0-input"
+        "   kworker/u4:1-12 [001] d.h2. 27170859398930: irq_handler_entry: "
+        "irq=24 name=virtio0-input"
     )
     assert e is not None
     assert (e.comm, e.pid, e.cpu, e.ts, e.name) == (
-        "kworker/u4:1", 12, 1, 27170859398930, "irq_handler_entry"
+        "kworker/u4:1",
+        12,
+        1,
+        27170859398930,
+        "irq_handler_entry",
     )
     assert e.args == {"irq": "24", "irq_name": "virtio0-input"}
     s = parse_line(
@@ -36,6 +41,14 @@ def test_parse_lines() -> None:
     assert parse_ts("1.5") == 1_500_000_000
 
 
+def _switch(prev: str, ppid: int, pprio: int, nxt: str, npid: int, nprio: int, ts: int) -> str:
+    rest = (
+        f"prev_comm={prev} prev_pid={ppid} prev_prio={pprio} prev_state=R+ ==> "
+        f"next_comm={nxt} next_pid={npid} next_prio={nprio}"
+    )
+    return _line(prev, ppid, 1, ts, "sched_switch", rest)
+
+
 def _timeline() -> explain.CpuTimeline:
     lines = [
         _line("rtbench-core", 80, 1, 0, "sched_waking", "comm=x pid=9 prio=120 target_cpu=001"),
@@ -45,16 +58,8 @@ def _timeline() -> explain.CpuTimeline:
         _line("rtbench-core", 80, 1, 320, "local_timer_entry", "vector=236"),
         _line("rtbench-core", 80, 1, 330, "local_timer_exit", "vector=236"),
         _line("rtbench-core", 80, 1, 350, "softirq_exit", "vec=3 [action=NET_RX]"),
-        _line(
-            "rtbench-core", 80, 1, 400, "sched_switch",
-            "prev_comm=rtbench-core prev_pid=80 prev_prio=2 prev_state=R+ ==> "
-            "next_comm=burner next_pid=99 next_prio=0",
-        ),  # fmt: skip
-        _line(
-            "burner", 99, 1, 900, "sched_switch",
-            "prev_comm=burner prev_pid=99 prev_prio=0 prev_state=S ==> "
-            "next_comm=rtbench-core next_pid=80 next_prio=2",
-        ),  # fmt: skip
+        _switch("rtbench-core", 80, 2, "burner", 99, 0, 400),
+        _switch("burner", 99, 0, "rtbench-core", 80, 2, 900),
         _line("rtbench-core", 80, 1, 2000, "local_timer_entry", "vector=236"),
         _line("rtbench-core", 80, 1, 2010, "local_timer_exit", "vector=236"),
     ]

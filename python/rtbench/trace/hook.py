@@ -206,6 +206,8 @@ class TraceHook:
             "lost_events": sum(lost.values()),
             "lost_by_cpu": {str(k): v for k, v in lost.items()},
             "clock_map": cmap.describe() if cmap else None,
+            "first_sync": min(markers.values()) if markers else None,
+            "last_sync": max(markers.values()) if markers else None,
         }
         self._units[unit.name] = info
         self._write_index(ctx.out_dir)
