@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from rtbench.trace import clockmap, explain
+from rtbench.trace import clockmap, explain, timeline
 from rtbench.trace.events import parse_line, parse_ts
 from rtbench.trace.hook import explain_metric
 
@@ -160,3 +160,27 @@ def test_explain_metric_per_clock() -> None:
     assert blind["covered"] is False and "keeps only the duration" in blind["line"]
     # time_ns 500..1000 -> trace units 1000..2000: after the burner, rtbench-core only
     assert median["kind"] == "median" and median["causes"] == []
+
+
+def test_worst_sample_timeline_is_drawn() -> None:
+    record = {
+        "unit": "ticks",
+        "spans": {
+            "worst": [{"index": 7, "value": 950, "clock": "counter", "start": 50, "stop": 1000}],
+            "median": [],
+        },
+    }
+    got = explain_metric(record, _timeline(), _map(), HZ, [], [], "trace/x.txt.gz")
+    segments = got["samples"][0]["timeline"]
+    # merged: one slice per context occurrence, in ns from the sample's start
+    assert [s for s in segments if s[3] == "task burner:99"] == [
+        [175.0, 425.0, "task", "task burner:99"]
+    ]
+    drawn = timeline.worst_sample_svg(got)
+    assert drawn is not None
+    svg, caption = drawn
+    assert svg.startswith("<svg") and "<title>task burner:99 250 ns</title>" in svg
+    assert "irq 24 virtio0-input" in svg and caption.endswith(got["line"] + ".")
+    # control: a sample the trace does not cover draws nothing
+    got["samples"][0]["covered"] = False
+    assert timeline.worst_sample_svg(got) is None

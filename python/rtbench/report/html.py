@@ -55,6 +55,7 @@ from rtbench.report.page import charts as chart_row
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
+from rtbench.trace import timeline as trace_timeline
 
 _LONG_TABLE_ROWS = 16
 # A report stays well under half a megabyte, so it opens at once and can be mailed.
@@ -505,6 +506,10 @@ def _metric_block(
         figures.append(
             figure(drawn, f"Value of {which} in order; red marks: beyond the scale." + where)
         )
+    traced = trace_timeline.trace_of(outcome, m)
+    timeline = trace_timeline.worst_sample_svg(traced) if traced is not None else None
+    if timeline is not None:
+        figures.append(figure(*timeline))
     if tick is not None:
         chart, first, above, lines = tick
         figures.append(

@@ -85,6 +85,41 @@ class CpuTimeline:
         return out
 
 
+TIMELINE_MARGIN = 0.15  # of the window, on either side
+TIMELINE_MOST = 300  # segments kept for the report's drawing
+
+
+def window_segments(timeline: CpuTimeline, w: Window, cmap: ClockMap) -> list[list[float | str]]:
+    """The measurement CPU's segments around a window, for drawing: [start, end, kind,
+    label] in ns from the window's start (idle left out); the longest TIMELINE_MOST."""
+    margin = (w.end - w.start) * TIMELINE_MARGIN
+    lo, hi = w.start - margin, w.end + margin
+    i = max(0, bisect.bisect_right(timeline.starts, lo) - 1)
+    out: list[list[float | str]] = []
+    while i < len(timeline.segments) and timeline.segments[i].start < hi:
+        seg = timeline.segments[i]
+        i += 1
+        a, b = max(seg.start, lo), min(seg.end, hi)
+        if b > a and seg.kind != "idle":
+            last = out[-1] if out else None
+            if (
+                last
+                and last[2] == seg.kind
+                and last[3] == seg.label
+                and last[1] == round(cmap.to_ns(a - w.start), 1)
+            ):
+                last[1] = round(cmap.to_ns(b - w.start), 1)
+                continue
+            out.append(
+                [round(cmap.to_ns(a - w.start), 1), round(cmap.to_ns(b - w.start), 1),
+                 seg.kind, seg.label]
+            )  # fmt: skip
+    if len(out) > TIMELINE_MOST:
+        keep = sorted(out, key=lambda s: float(s[0]) - float(s[1]))[:TIMELINE_MOST]
+        out = sorted(keep, key=lambda s: float(s[0]))
+    return out
+
+
 def _task(comm: str, pid: int, core_comms: frozenset[str]) -> tuple[str, str]:
     if pid == 0:
         return "idle", "idle"

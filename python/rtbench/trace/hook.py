@@ -302,7 +302,10 @@ def explain_metric(
                     }
                 )
                 continue
-            samples.append(explain.explain_window(w, timeline, cmap, wakeups, wake_ts))
+            explained = explain.explain_window(w, timeline, cmap, wakeups, wake_ts)
+            if kind == "worst" and rank == 0 and explained.get("covered") and timeline:
+                explained["timeline"] = explain.window_segments(timeline, w, cmap)
+            samples.append(explained)
     worst = next((s for s in samples if s["kind"] == "worst"), None)
     return {
         "file": trace_file,
