@@ -138,6 +138,7 @@ class TraceHook:
             "buffer_kb_per_cpu": self._buffer_kb
             or (BUFFER_KB.get(self._ctx.profile, 16384) if self._ctx else None),
             "mounted_by_rtbench": self._mounted_by_us,
+            "lttng_modules_loaded": lttng_loaded(),
             "units": self._units,
             "note": "A traced run disturbs what it measures: compare traced figures with "
             "traced figures (docs/tracing.md).",
@@ -244,6 +245,15 @@ class TraceHook:
         tmp = path.with_name(f".{INDEX_FILE}.{os.getpid()}")
         tmp.write_text(json.dumps(self.describe(), indent=1), encoding="utf-8")
         tmp.replace(path)
+
+
+def lttng_loaded() -> bool:
+    """Whether LTTng's kernel modules are loaded (rtbench traces with tracefs either way)."""
+    try:
+        modules = Path("/proc/modules").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(line.startswith("lttng_") for line in modules.splitlines())
 
 
 def outcome_end(outcome: ScenarioOutcome) -> dict[str, Any] | None:

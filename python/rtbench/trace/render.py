@@ -7,6 +7,7 @@ Used by the terminal summary and `rtbench show`; the HTML report draws them
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -56,8 +57,13 @@ def terminal_lines(
         ),
     ]
     for name, trace in explained_metrics(doc):
-        text = f"  {name}: {trace['line']}"
-        lines.append(text if len(text) <= width else text[: max(0, width - 1)] + "…")
+        lines += textwrap.wrap(
+            f"{name}: {trace['line']}",
+            width=max(width, 40),
+            initial_indent="  ",
+            subsequent_indent="      ",
+            break_on_hyphens=False,
+        )
     if len(lines) == 2:
         lines.append("  no metric kept samples with readings the trace could be searched with")
     return lines
