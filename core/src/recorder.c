@@ -200,25 +200,26 @@ static void keep_worst(struct rtb_recorder *r, const struct rtb_kept_sample *s)
 	}
 }
 
-/* Every stride-th sample; when full, drop every other one and double the
- * stride, so the kept ones stay evenly spread over the whole run. */
+/* Every stride-th sample (the caller tests the stride); when full, drop
+ * every other one and double the stride, so the kept ones stay evenly
+ * spread over the whole run. */
 static void keep_spread(struct rtb_recorder *r, const struct rtb_kept_sample *s)
 {
-	if (s->index % r->spread_stride != 0)
-		return;
 	if (r->nspread == RTB_KEEP_SPREAD) {
 		for (uint32_t i = 0; i < RTB_KEEP_SPREAD / 2; i++)
 			r->spread[i] = r->spread[2 * i];
 		r->nspread = RTB_KEEP_SPREAD / 2;
 		r->spread_stride *= 2;
-		if (s->index % r->spread_stride != 0)
+		if ((s->index & (r->spread_stride - 1)) != 0)
 			return;
 	}
 	r->spread[r->nspread++] = *s;
 }
 
-void rtb_recorder_add_span(struct rtb_recorder *r, uint64_t value, uint64_t start, uint64_t stop,
-			   enum rtb_span_clock clock)
+/* The body of every add, inlined into each so that a plain add pays no
+ * extra call for the readings it does not have. */
+static inline void add_sample(struct rtb_recorder *r, uint64_t value, uint64_t start, uint64_t stop,
+			      enum rtb_span_clock clock)
 {
 	if (r->warmup_count < r->warmup_target) {
 		if (r->warmup_count == 0)
@@ -244,15 +245,29 @@ void rtb_recorder_add_span(struct rtb_recorder *r, uint64_t value, uint64_t star
 	if (r->raw_len < r->raw_max)
 		r->raw[r->raw_len++] = value;
 
-	struct rtb_kept_sample s = {value, r->count, start, stop, (uint8_t)clock};
-	keep_worst(r, &s);
-	keep_spread(r, &s);
+	/* Usually neither branch is taken: a sample no worse than the least
+	 * kept one (a later sample never wins a tie), off the spread's stride
+	 * (a power of two, so a mask). */
+	if (r->nworst < RTB_KEEP_WORST || value > r->worst[0].value) {
+		struct rtb_kept_sample s = {value, r->count, start, stop, (uint8_t)clock};
+		keep_worst(r, &s);
+	}
+	if ((r->count & (r->spread_stride - 1)) == 0) {
+		struct rtb_kept_sample s = {value, r->count, start, stop, (uint8_t)clock};
+		keep_spread(r, &s);
+	}
 	r->count++;
+}
+
+void rtb_recorder_add_span(struct rtb_recorder *r, uint64_t value, uint64_t start, uint64_t stop,
+			   enum rtb_span_clock clock)
+{
+	add_sample(r, value, start, stop, clock);
 }
 
 void rtb_recorder_add(struct rtb_recorder *r, uint64_t value)
 {
-	rtb_recorder_add_span(r, value, 0, 0, RTB_SPAN_NONE);
+	add_sample(r, value, 0, 0, RTB_SPAN_NONE);
 }
 
 static uint64_t less_overhead(struct rtb_recorder *r, uint64_t d)
@@ -269,13 +284,12 @@ static uint64_t less_overhead(struct rtb_recorder *r, uint64_t d)
 
 void rtb_recorder_add_interval(struct rtb_recorder *r, uint64_t t_start, uint64_t t_stop)
 {
-	rtb_recorder_add_span(r, less_overhead(r, t_stop - t_start), t_start, t_stop,
-			      RTB_SPAN_COUNTER);
+	add_sample(r, less_overhead(r, t_stop - t_start), t_start, t_stop, RTB_SPAN_COUNTER);
 }
 
 void rtb_recorder_add_ticks(struct rtb_recorder *r, uint64_t ticks)
 {
-	rtb_recorder_add_span(r, less_overhead(r, ticks), 0, 0, RTB_SPAN_NONE);
+	add_sample(r, less_overhead(r, ticks), 0, 0, RTB_SPAN_NONE);
 }
 
 uint32_t rtb_recorder_worst(const struct rtb_recorder *r, struct rtb_kept_sample *out, uint32_t n)
