@@ -377,6 +377,8 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
     args, argv, sets, scale = asked.args, asked.argv, asked.sets, asked.scale
     if args.trace and target.kind != "local":
         raise UsageError(f"--trace works on the local target only for now, not on {target.spec}.")
+    if args.trace and os.geteuid() != 0:
+        raise UsageError("--trace needs root: it sets up a tracefs instance of its own.")
     cpu = target.check_cpu(args.cpu)
     transport = target.transport()
     _meta, core_catalog = runner.query_catalog(transport, cpu)
