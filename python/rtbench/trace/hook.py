@@ -82,7 +82,7 @@ class TraceHook:
             )
         ctx.info(
             f"Tracing with tracefs instance {self._instance.name}, clock {clock}, "
-            f"{self._instance.events and len(self._instance.events)} events "
+            f"{len(self._instance.events)} events "
             "(removed at the end)."
         )
 
@@ -109,7 +109,8 @@ class TraceHook:
             self._markers(inst)
             inst.on(False)
             return self._collect(unit, outcome, inst, ctx)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
+            # the run goes on without this unit's explanation
             self._warn(f"--trace: the trace of {unit.name} could not be read: {e}.")
             return outcome
 

@@ -22,7 +22,6 @@ from pathlib import Path
 from rtbench.errors import RtbenchError
 
 DEFAULT_MOUNT = Path("/sys/kernel/tracing")
-DEBUGFS_TRACING = Path("/sys/kernel/debug/tracing")
 MOUNT_TIMEOUT_S = 10.0
 
 # The events rtbench enables (when they exist): scheduler switches, wake-ups and
@@ -122,9 +121,14 @@ class Mount:
         return cls(where, mounted_here=True)
 
     def release(self) -> None:
-        """Unmount what this object mounted; never raises."""
+        """Unmount what this object mounted, unless another rtbench run still traces
+        there (its instance is present); never raises."""
         if not self.mounted_here:
             return
+        with contextlib.suppress(OSError):
+            if any(p.name.startswith("rtbench-") for p in (self.root / "instances").iterdir()):
+                self.mounted_here = False
+                return
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             subprocess.run(
                 ["umount", str(self.root)],
