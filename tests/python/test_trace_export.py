@@ -88,3 +88,13 @@ def test_untraced_run_is_refused(traced: Path, tmp_path: Path) -> None:
     assert "without --trace" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     missing = cli("trace", "export", str(tmp_path / "nothing"), "--format", "ctf", cwd=tmp_path)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+def test_report_and_show_of_a_traced_run(traced: Path, tmp_path: Path) -> None:
+    html = (traced / "report.html").read_text()
+    assert "<title>Kernel trace of the worst sample: max " in html
+    assert "samples on the trace clock" in html and "Kernel trace of the kept samples" in html
+    details = cli("show", str(traced), "--details", cwd=tmp_path)
+    assert details.returncode == 0, details.stderr
+    assert "Kernel trace of the kept samples (clock " in details.stdout
+    assert "    max " in details.stdout and "    worst #2 " in details.stdout

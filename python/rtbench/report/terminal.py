@@ -175,7 +175,7 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
             )
 
     lines.extend(_metrics_section(doc, s))
-    lines.extend(trace_render.terminal_lines(doc, 10_000, lambda t: s(t, "bold")))
+    lines.extend(trace_render.detail_lines(doc, lambda t: s(t, "bold")))
     lines.extend(_verdicts_section(doc, s))
     lines.extend(_tables_section(doc, s))
     lines.extend(_status_section(doc, s))

@@ -67,3 +67,41 @@ def terminal_lines(
     if len(lines) == 2:
         lines.append("  no metric kept samples with readings the trace could be searched with")
     return lines
+
+
+def condition_rows(doc: ResultsDocument) -> list[tuple[str, str]]:
+    """Key/value rows saying how the run was traced (the HTML report's run details)."""
+    condition = traced(doc)
+    if condition is None:
+        return []
+    units = condition.get("units") or {}
+    maps = [u.get("clock_map") or {} for u in units.values() if isinstance(u, Mapping)]
+    methods = sorted({str(m.get("counter_method")) for m in maps if m})
+    residuals = [float(m["counter_residual_ns"]) for m in maps if m.get("counter_residual_ns")]
+    lost = lost_events(condition)
+    return [
+        ("kernel trace", f"tracefs instance {condition.get('instance')}, clock "
+                         f"{condition.get('clock')}, {len(condition.get('events') or [])} events"),
+        ("ring buffer", f"{condition.get('buffer_kb_per_cpu')} KiB per CPU; "
+                        + (f"{lost:,} events lost" if lost else "no event lost")),
+        ("samples on the trace clock", ", ".join(methods)
+         + (f" (largest residual {max(residuals) / 1000:.1f} µs)" if residuals else "")),
+        ("traced figures", "disturbed by the tracing: compare them with traced figures only"),
+    ]  # fmt: skip
+
+
+def sample_lines(trace: Mapping[str, Any]) -> list[str]:
+    """Every kept sample's line (worst first, then those near the median)."""
+    return [str(s["line"]) for s in trace.get("samples", []) if s.get("line")]
+
+
+def detail_lines(doc: ResultsDocument, bold: Callable[[str], str] = lambda t: t) -> list[str]:
+    """`rtbench show --details`: every kept sample's line, per metric."""
+    condition = traced(doc)
+    if condition is None:
+        return []
+    lines = ["", bold(f"Kernel trace of the kept samples (clock {condition.get('clock')})")]
+    for name, trace in explained_metrics(doc):
+        lines.append(f"  {name}")
+        lines += [f"    {line}" for line in sample_lines(trace)]
+    return lines
