@@ -33,6 +33,10 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v clang-14 >/dev/null 2>&1; then
 		missing="$missing clang-14 libclang-rt-14-dev"
 	fi
+	# The system tests read this machine through BusyBox alone, as in a minimal guest.
+	if [ "$want" = dev ] && ! command -v busybox >/dev/null 2>&1; then
+		missing="$missing busybox-static"
+	fi
 	# The browser tests open the HTML report in headless Chromium.
 	if [ "$want" = dev ] && ! command -v chromium >/dev/null 2>&1; then
 		missing="$missing chromium"
@@ -48,6 +52,22 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! [ -d /usr/lib/python3/dist-packages/bt2 ]; then
 		missing="$missing python3-bt2"
 	fi
+	# Cores for SSH and QEMU targets: static builds for AArch64 and 32-bit
+	# ARM (Debian's cross compilers, on an x86-64 host) and with musl.
+	if [ "$want" = dev ] && [ "${HOSTTYPE:-}" = x86_64 ]; then
+		command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 ||
+			missing="$missing gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+		command -v arm-linux-gnueabihf-gcc >/dev/null 2>&1 ||
+			missing="$missing gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
+	fi
+	if [ "$want" = dev ] && ! command -v musl-gcc >/dev/null 2>&1; then
+		missing="$missing musl-tools"
+	fi
+	# The tests run the ARM cores under QEMU's user-mode emulation.
+	if [ "$want" = dev ] && [ "${HOSTTYPE:-}" = x86_64 ] &&
+		! command -v qemu-aarch64-static >/dev/null 2>&1; then
+		missing="$missing qemu-user-static"
+	fi
 	printf '%s' "${missing# }"
 }
 
@@ -62,6 +82,16 @@ rtb_missing_capabilities() {
 	if command -v cc >/dev/null 2>&1 &&
 		! printf '#include <stdio.h>\n' | cc -E -x c - >/dev/null 2>&1; then
 		missing="$missing build-essential"
+	fi
+	# The cross compilers without their C library (installed without
+	# recommends) compile nothing.
+	if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 &&
+		[ ! -e /usr/aarch64-linux-gnu/include/stdio.h ]; then
+		missing="$missing libc6-dev-arm64-cross"
+	fi
+	if command -v arm-linux-gnueabihf-gcc >/dev/null 2>&1 &&
+		[ ! -e /usr/arm-linux-gnueabihf/include/stdio.h ]; then
+		missing="$missing libc6-dev-armhf-cross"
 	fi
 	printf '%s' "${missing# }"
 }

@@ -128,17 +128,19 @@ void rtb_mem_decide(const struct rtb_mem_sample *s, size_t n, const struct rtb_m
 		return;
 	}
 
-	int grows = -1, steps = -1, available = 0;
+	/* RTB_MEM_METRICS: none (a bound the compiler sees when indexing). */
+	unsigned grows = RTB_MEM_METRICS, steps = RTB_MEM_METRICS;
+	int available = 0;
 	for (unsigned m = 0; m < RTB_MEM_METRICS; m++) {
 		judge(s, d->warmup_samples, judged, &q, m, scratch, &d->trend[m]);
 		if (d->trend[m].shape == RTB_MEM_NOT_JUDGED ||
 		    d->trend[m].shape == RTB_MEM_UNRELIABLE)
 			continue;
 		available++;
-		if (d->trend[m].shape == RTB_MEM_GROWING && grows < 0)
-			grows = (int)m;
-		if (d->trend[m].shape == RTB_MEM_ONE_STEP && steps < 0)
-			steps = (int)m;
+		if (d->trend[m].shape == RTB_MEM_GROWING && grows == RTB_MEM_METRICS)
+			grows = m;
+		if (d->trend[m].shape == RTB_MEM_ONE_STEP && steps == RTB_MEM_METRICS)
+			steps = m;
 	}
 	if (available == 0) {
 		d->outcome = RTB_INCONCLUSIVE;
@@ -146,7 +148,7 @@ void rtb_mem_decide(const struct rtb_mem_sample *s, size_t n, const struct rtb_m
 			"the port reports no memory or object counts to judge");
 		return;
 	}
-	if (grows >= 0) {
+	if (grows < RTB_MEM_METRICS) {
 		const struct rtb_mem_trend *t = &d->trend[grows];
 		d->outcome = RTB_FAIL;
 		rtb_fmt(d->reason, sizeof(d->reason),
@@ -158,7 +160,7 @@ void rtb_mem_decide(const struct rtb_mem_sample *s, size_t n, const struct rtb_m
 		return;
 	}
 	d->outcome = RTB_PASS;
-	if (steps >= 0)
+	if (steps < RTB_MEM_METRICS)
 		rtb_fmt(d->reason, sizeof(d->reason),
 			"every level flat after warm-up, but for a one-time %s increase of %lld %s "
 			"near loop %llu",

@@ -527,6 +527,38 @@ static bool parse_args(struct args *a, int argc, char **argv)
 	return true;
 }
 
+/* Build facts the compiler knows (no OS header needed): its name and
+ * version, and the architecture it generated code for, named as `uname -m`
+ * names it on Linux. RTB_BUILD_LIBC and RTB_BUILD_STATIC come from the build
+ * system (CMake reads the C library's version macros; see cmake/). */
+#if defined(__clang__)
+#define RTB_COMPILER __VERSION__ /* "Debian Clang 14.0.6", names itself */
+#elif defined(__GNUC__)
+#define RTB_COMPILER "gcc " __VERSION__
+#elif defined(__VERSION__)
+#define RTB_COMPILER __VERSION__
+#else
+#define RTB_COMPILER ""
+#endif
+
+#define RTB_STR_(x) #x
+#define RTB_STR(x) RTB_STR_(x)
+#if defined(__x86_64__)
+#define RTB_BUILD_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define RTB_BUILD_ARCH "aarch64"
+#elif defined(__i386__)
+#define RTB_BUILD_ARCH "i686"
+#elif defined(__arm__) && defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define RTB_BUILD_ARCH "armv" RTB_STR(__ARM_ARCH) "-m" /* a Cortex-M microcontroller */
+#elif defined(__arm__) && defined(__ARM_ARCH)
+#define RTB_BUILD_ARCH "armv" RTB_STR(__ARM_ARCH) "l"
+#elif defined(__riscv) && defined(__riscv_xlen)
+#define RTB_BUILD_ARCH "riscv" RTB_STR(__riscv_xlen)
+#else
+#define RTB_BUILD_ARCH "unknown"
+#endif
+
 static void emit_meta(const struct args *a, const struct rtb_counter_step *step)
 {
 	const struct rtb_port_info *info = rtb_port_info();
@@ -542,8 +574,14 @@ static void emit_meta(const struct args *a, const struct rtb_counter_step *step)
 	rtb_json_kstr(j, "arch", info->arch);
 	rtb_json_key(j, "build");
 	rtb_json_obj_begin(j);
-#ifdef __VERSION__
-	rtb_json_kstr(j, "compiler", __VERSION__);
+	if (RTB_COMPILER[0] != '\0')
+		rtb_json_kstr(j, "compiler", RTB_COMPILER);
+	rtb_json_kstr(j, "arch", RTB_BUILD_ARCH);
+#ifdef RTB_BUILD_LIBC
+	rtb_json_kstr(j, "libc", RTB_BUILD_LIBC);
+#endif
+#ifdef RTB_BUILD_STATIC
+	rtb_json_kbool(j, "static", RTB_BUILD_STATIC != 0);
 #endif
 #ifdef RTB_BUILD_TYPE
 	rtb_json_kstr(j, "type", RTB_BUILD_TYPE);

@@ -128,7 +128,11 @@ int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = irq->signo;
 	sev.sigev_value.sival_ptr = irq;
+#ifdef sigev_notify_thread_id
+	sev.sigev_notify_thread_id = irq->target; /* musl, glibc from 2.35 */
+#else
 	sev._sigev_un._tid = irq->target;
+#endif
 	if (timer_create(CLOCK_MONOTONIC, &sev, &irq->timer) != 0) {
 		int err = errno;
 		atomic_store(&slots[irq->slot], NULL);

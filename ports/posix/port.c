@@ -14,11 +14,8 @@
  * Without the privilege for either, the port runs anyway under SCHED_OTHER
  * and says so in info->degraded; priorities are then only recorded.
  *
- * Counter: the TSC on x86-64, read between LFENCEs, used only when CPUID
- * reports it invariant and the kernel still lists it as a clocksource; its
- * frequency is measured against CLOCK_MONOTONIC_RAW over 100 ms with
- * bracketed reads. AArch64 uses CNTVCT_EL0 at the frequency CNTFRQ_EL0
- * gives. Anywhere else, or when the TSC is refused, CLOCK_MONOTONIC_RAW.
+ * Counter (counter.c): the invariant TSC on x86-64, the ARM generic timer on
+ * AArch64 and ARMv7-A, else CLOCK_MONOTONIC_RAW.
  *
  * Threads start through a wrapper that records the kernel thread id and, for
  * threads created suspended, waits on a gate semaphore. Suspend/resume of the
@@ -80,15 +77,11 @@
 size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
 #if defined(__GLIBC__)
 #include <gnu/libc-version.h>
 #endif
 
 struct posix_state posix;
-int rtb_posix_counter_use_fallback;
 static volatile sig_atomic_t stop_requested;
 static struct utsname uts;
 
@@ -178,7 +171,16 @@ int posix_pin_attr(pthread_attr_t *attr)
 
 	CPU_ZERO(&set);
 	CPU_SET(posix.cpu, &set);
+#if defined(__GLIBC__)
 	return pthread_attr_setaffinity_np(attr, sizeof(set), &set);
+#else
+	/* musl has no pthread_attr_setaffinity_np; a new thread inherits the
+	 * affinity of the thread that creates it, and every rtbench thread
+	 * descends from the one rtb_port_init() pinned. */
+	(void)attr;
+	(void)set;
+	return 0;
+#endif
 }
 
 unsigned long long posix_now_ns(void)
@@ -194,15 +196,7 @@ pid_t posix_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-uint64_t rtb_posix_counter_fallback(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static bool read_file(const char *path, char *buf, size_t len)
+bool posix_read_file(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 
@@ -214,104 +208,6 @@ static bool read_file(const char *path, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return true;
-}
-
-/* ---- counter ------------------------------------------------------------- */
-
-#if defined(__x86_64__)
-static bool tsc_invariant(void)
-{
-	unsigned a, b, c, d;
-
-	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
-		return false;
-	__get_cpuid(0x80000007u, &a, &b, &c, &d);
-	return (d & (1u << 8)) != 0;
-}
-
-static bool tsc_listed_by_kernel(void)
-{
-	char buf[512];
-
-	if (!read_file("/sys/devices/system/clocksource/clocksource0/available_clocksource", buf,
-		       sizeof(buf)))
-		return true; /* cannot tell; CPUID already vouched for it */
-	return strstr(buf, "tsc") != NULL;
-}
-
-/* One (counter, raw ns) pair whose reads are as close together as possible. */
-static void bracketed_pair(uint64_t *ticks, uint64_t *ns)
-{
-	uint64_t best_width = UINT64_MAX;
-
-	for (int i = 0; i < 16; i++) {
-		uint64_t a = rtb_port_counter_read();
-		uint64_t t = rtb_posix_counter_fallback();
-		uint64_t b = rtb_port_counter_read();
-		if (b - a < best_width) {
-			best_width = b - a;
-			*ticks = a + (b - a) / 2;
-			*ns = t;
-		}
-	}
-}
-
-static uint64_t measure_tsc_hz(void)
-{
-	uint64_t t0, n0, t1, n1;
-	struct timespec pause = {0, 100 * 1000 * 1000};
-
-	bracketed_pair(&t0, &n0);
-	nanosleep(&pause, NULL);
-	bracketed_pair(&t1, &n1);
-	if (n1 <= n0)
-		return 0;
-	return (uint64_t)((double)(t1 - t0) * 1e9 / (double)(n1 - n0) + 0.5);
-}
-#endif
-
-static void counter_init(const struct rtb_port_config *cfg)
-{
-	posix.info.counter = "clock_monotonic_raw";
-	posix.info.counter_hz = 1000000000u;
-	rtb_posix_counter_use_fallback = 1;
-#if defined(__x86_64__)
-	if (!tsc_invariant()) {
-		snprintf(posix.counter_note, sizeof(posix.counter_note),
-			 "TSC refused: CPUID does not report an invariant TSC; using "
-			 "CLOCK_MONOTONIC_RAW (a system call or vDSO read per timestamp)");
-	} else if (!tsc_listed_by_kernel()) {
-		snprintf(posix.counter_note, sizeof(posix.counter_note),
-			 "TSC refused: the kernel marked it unstable (not in "
-			 "available_clocksource); using CLOCK_MONOTONIC_RAW");
-	} else {
-		rtb_posix_counter_use_fallback = 0;
-		posix.info.counter = "tsc";
-		if (cfg->counter_hz != 0) {
-			posix.info.counter_hz = cfg->counter_hz;
-			snprintf(posix.counter_note, sizeof(posix.counter_note),
-				 "invariant TSC read with LFENCE;RDTSC;LFENCE; frequency given "
-				 "by the caller (measured earlier in this run)");
-		} else {
-			posix.info.counter_hz = measure_tsc_hz();
-			snprintf(posix.counter_note, sizeof(posix.counter_note),
-				 "invariant TSC read with LFENCE;RDTSC;LFENCE; frequency "
-				 "measured against CLOCK_MONOTONIC_RAW over 100 ms");
-		}
-	}
-#elif defined(__aarch64__)
-	uint64_t frq;
-	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(frq));
-	rtb_posix_counter_use_fallback = 0;
-	posix.info.counter = "cntvct";
-	posix.info.counter_hz = frq;
-	snprintf(posix.counter_note, sizeof(posix.counter_note),
-		 "ARM generic timer CNTVCT_EL0 after ISB; frequency from CNTFRQ_EL0");
-#else
-	snprintf(posix.counter_note, sizeof(posix.counter_note),
-		 "no CPU counter supported on this architecture; CLOCK_MONOTONIC_RAW");
-#endif
-	posix.info.counter_note = posix.counter_note;
 }
 
 /* ---- init ------------------------------------------------------------------ */
@@ -392,9 +288,13 @@ static void memory_init(const struct rtb_port_config *cfg)
 		posix_degrade(msg);
 		return;
 	}
-	/* Keep freed memory resident so later allocations do not fault. */
+#if defined(__GLIBC__)
+	/* Keep freed memory resident so later allocations do not fault. musl
+	 * has no such setting; MCL_FUTURE still faults in every new mapping
+	 * when it is made. */
 	mallopt(M_TRIM_THRESHOLD, -1);
 	mallopt(M_MMAP_MAX, 0);
+#endif
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
 		posix_degrade("Memory could not be locked (mlockall failed: raise "
 			      "RLIMIT_MEMLOCK or run as root); page faults may add latency.");
@@ -439,6 +339,9 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 	posix.info.arch = uts.machine;
 #if defined(__GLIBC__)
 	snprintf(posix.libc, sizeof(posix.libc), "glibc %s", gnu_get_libc_version());
+#elif defined(RTB_BUILD_LIBC)
+	/* musl has no version macro nor call: what the build found (CMake). */
+	snprintf(posix.libc, sizeof(posix.libc), "%s", RTB_BUILD_LIBC);
 #else
 	snprintf(posix.libc, sizeof(posix.libc), "non-glibc (musl or other)");
 #endif
@@ -473,14 +376,17 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 	posix_thread_preload();
 	memory_init(cfg);
 	scheduling_init(cfg);
-	posix.info.caps |= RTB_CAP_MUTEX_INHERIT | RTB_CAP_MUTEX_CEILING | RTB_CAP_MQ |
-			   RTB_CAP_EVT | RTB_CAP_EVT_EMULATED | RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC |
-			   RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE;
+#if POSIX_HAS_PRIO_CEILING
+	posix.info.caps |= RTB_CAP_MUTEX_CEILING;
+#endif
+	posix.info.caps |= RTB_CAP_MUTEX_INHERIT | RTB_CAP_MQ | RTB_CAP_EVT | RTB_CAP_EVT_EMULATED |
+			   RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE |
+			   RTB_CAP_THREAD_DELETE_LIVE;
 #if defined(__x86_64__) || defined(__aarch64__)
 	posix.info.caps |= RTB_CAP_CACHE_FLUSH;
 #endif
 	posix_ipc_init();
-	counter_init(cfg);
+	posix_counter_init(cfg);
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -556,7 +462,7 @@ static int cache_bytes_max(char *buf, size_t len)
 		char path[128], v[32];
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/size",
 			 posix.cpu, i);
-		if (!read_file(path, v, sizeof(v)))
+		if (!posix_read_file(path, v, sizeof(v)))
 			break;
 		char *end;
 		unsigned long long n = strtoull(v, &end, 10);
@@ -581,10 +487,10 @@ static int rt_withheld_ns(char *buf, size_t len)
 	char v[32], path[128];
 	unsigned long long best = 0;
 
-	if (read_file("/proc/sys/kernel/sched_rt_runtime_us", v, sizeof(v))) {
+	if (posix_read_file("/proc/sys/kernel/sched_rt_runtime_us", v, sizeof(v))) {
 		long long runtime = strtoll(v, NULL, 10);
 		if (runtime >= 0 &&
-		    read_file("/proc/sys/kernel/sched_rt_period_us", v, sizeof(v))) {
+		    posix_read_file("/proc/sys/kernel/sched_rt_period_us", v, sizeof(v))) {
 			long long period = strtoll(v, NULL, 10);
 			if (period > runtime)
 				best = (unsigned long long)(period - runtime) * 1000u;
@@ -592,7 +498,7 @@ static int rt_withheld_ns(char *buf, size_t len)
 	}
 	snprintf(path, sizeof(path), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime",
 		 posix.cpu);
-	if (read_file(path, v, sizeof(v))) {
+	if (posix_read_file(path, v, sizeof(v))) {
 		unsigned long long fair = strtoull(v, NULL, 10);
 		if (fair > best)
 			best = fair;
@@ -629,7 +535,7 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		return RTB_OK;
 	}
 	if (strcmp(key, "rr_timeslice_ms") == 0)
-		return read_file("/proc/sys/kernel/sched_rr_timeslice_ms", buf, len)
+		return posix_read_file("/proc/sys/kernel/sched_rr_timeslice_ms", buf, len)
 			       ? RTB_OK
 			       : RTB_E_UNSUPPORTED;
 	if (strcmp(key, "rr_interval_ns") == 0) {
@@ -642,8 +548,9 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 	if (strcmp(key, "cache_bytes_max") == 0)
 		return cache_bytes_max(buf, len);
 	if (strcmp(key, "clocksource") == 0)
-		return read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-				 buf, len)
+		return posix_read_file(
+			       "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			       buf, len)
 			       ? RTB_OK
 			       : RTB_E_UNSUPPORTED;
 	if (strcmp(key, "thread_stack_bytes") == 0) {
@@ -654,7 +561,7 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		return rt_withheld_ns(buf, len);
 	if (strcmp(key, "preemption") == 0) {
 		char mode[128];
-		if (read_file("/sys/kernel/debug/sched/preempt", mode, sizeof(mode)))
+		if (posix_read_file("/sys/kernel/debug/sched/preempt", mode, sizeof(mode)))
 			snprintf(buf, len, "%s", mode);
 		else
 			snprintf(buf, len, "%s", uts.version);
@@ -697,7 +604,7 @@ void rtb_port_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	__asm__ __volatile__("pause" ::: "memory");
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || RTB_POSIX_GENERIC_TIMER
 	__asm__ __volatile__("yield" ::: "memory");
 #else
 	__asm__ __volatile__("" ::: "memory");

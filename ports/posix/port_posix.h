@@ -13,6 +13,14 @@
 
 #include "rtb_port.h"
 
+/* Priority-ceiling mutexes (PTHREAD_PRIO_PROTECT): glibc has them; musl
+ * declares pthread_mutexattr_setprioceiling() but does not implement it. */
+#if defined(__GLIBC__)
+#define POSIX_HAS_PRIO_CEILING 1
+#else
+#define POSIX_HAS_PRIO_CEILING 0
+#endif
+
 struct posix_state {
 	struct rtb_port_info info;
 	int cpu;
@@ -43,6 +51,14 @@ size_t posix_default_stack_bytes(void);
 unsigned long long posix_now_ns(void);
 /* Kernel thread id of the caller. */
 pid_t posix_gettid(void);
+
+/* Read a small text file into buf, trailing newlines and spaces removed;
+ * false when it cannot be opened. */
+bool posix_read_file(const char *path, char *buf, size_t len);
+
+/* counter.c: choose the counter (posix.info.counter, counter_hz,
+ * counter_note) and set rtb_posix_counter_use_fallback. */
+void posix_counter_init(const struct rtb_port_config *cfg);
 
 /* thread.c */
 int posix_thread_tid(struct rtb_thread *t, pid_t *tid);

@@ -76,9 +76,17 @@ int rtb_port_sem_trywait(struct rtb_sem *s)
 
 int rtb_port_sem_timedwait(struct rtb_sem *s, uint64_t timeout_ns)
 {
+#if defined(__GLIBC__)
 	struct timespec ts = abs_after(CLOCK_MONOTONIC, timeout_ns);
 
 	while (sem_clockwait(&s->sem, CLOCK_MONOTONIC, &ts) != 0) {
+#else
+	/* musl has no sem_clockwait: the deadline is on CLOCK_REALTIME, which
+	 * a change of the wall clock during the wait would move. */
+	struct timespec ts = abs_after(CLOCK_REALTIME, timeout_ns);
+
+	while (sem_timedwait(&s->sem, &ts) != 0) {
+#endif
 		if (errno != EINTR)
 			return posix_error(errno);
 	}
@@ -135,8 +143,13 @@ int rtb_port_mutex_create(struct rtb_mutex **out, enum rtb_mutex_protocol protoc
 	pthread_mutexattr_init(&attr);
 	err = pthread_mutexattr_setprotocol(&attr, native_protocol[protocol]);
 	if (err == 0 && protocol == RTB_MUTEX_CEILING) {
+#if POSIX_HAS_PRIO_CEILING
 		int native = posix_native_prio(ceiling);
 		err = native < 0 ? EINVAL : pthread_mutexattr_setprioceiling(&attr, native);
+#else
+		(void)ceiling;
+		err = ENOTSUP;
+#endif
 	}
 	if (err == 0)
 		err = pthread_mutex_init(&m->m, &attr);

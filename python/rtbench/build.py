@@ -1,16 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Building rtbench-core for this host with CMake.
+"""Building rtbench-core with CMake, for this host or for a target.
+
+`ensure_core(root, announce)` builds the core for this host in `build/host`.
+With `arch` (a `uname -m` value), `libc` or `static`, it builds for a target
+in `build/<arch>-<libc>[-static]`, with a cross compiler or musl-gcc named by
+a toolchain file in `cmake/toolchains/` (see docs/builds.md).
 
 The build is skipped when nothing it depends on changed: a stamp holds a hash
-of the paths, modification times and sizes of core/, ports/ and
+of the paths, modification times and sizes of core/, ports/, cmake/ and
 CMakeLists.txt, and the binary must exist. Concurrent rtbench commands wait
 for each other (a lock file) instead of building the same tree twice. In a
 checkout this user cannot write to, an up-to-date build there is used as it
 is; otherwise the core is built in this user's cache
-(`~/.cache/rtbench/build-<hash of the checkout path>/host`).
+(`~/.cache/rtbench/build-<hash of the checkout path>/<folder>`).
 
 Test hook: the environment variable RTBENCH_CORE names a core binary to use
-instead of building one.
+instead of building one. For a target build it must be an ELF executable of
+the target's architecture (and static when a static core is asked for).
 """
 
 from __future__ import annotations
@@ -18,19 +24,120 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import platform
+import shutil
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from rtbench import elf
 from rtbench.errors import BuildError, UsageError
 
 CORE_ENV = "RTBENCH_CORE"
 BUILD_SUBDIR = Path("build") / "host"
+LIBCS = ("glibc", "musl")
+
+# `uname -m` spellings -> the architecture rtbench builds for.
+_ARCH_ALIASES = {
+    "x86_64": "x86_64",
+    "amd64": "x86_64",
+    "aarch64": "aarch64",
+    "arm64": "aarch64",
+    # 32-bit ARM, hard-float, ARMv7-A or later (an ARMv8 CPU in 32-bit mode
+    # says armv8l and runs ARMv7 code).
+    "armv7l": "armv7l",
+    "armv7": "armv7l",
+    "armv7hl": "armv7l",
+    "armv8l": "armv7l",
+    "armhf": "armv7l",
+}
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    """How to compile for one architecture with one C library on this host."""
+
+    compiler: str  # the command CMake is given
+    file: str | None  # cmake/toolchains/<file>, None: the host's default compiler
+    packages: str  # the Debian packages that provide it
+
+
+# (architecture, C library) -> cross toolchain, used when the architecture
+# is not this host's.
+_CROSS = {
+    ("aarch64", "glibc"): Toolchain(
+        "aarch64-linux-gnu-gcc",
+        "aarch64-linux-gnu.cmake",
+        "gcc-aarch64-linux-gnu libc6-dev-arm64-cross",
+    ),
+    ("armv7l", "glibc"): Toolchain(
+        "arm-linux-gnueabihf-gcc",
+        "arm-linux-gnueabihf.cmake",
+        "gcc-arm-linux-gnueabihf libc6-dev-armhf-cross",
+    ),
+    ("x86_64", "glibc"): Toolchain(
+        "x86_64-linux-gnu-gcc",
+        "x86_64-linux-gnu.cmake",
+        "gcc-x86-64-linux-gnu libc6-dev-amd64-cross",
+    ),
+}
+_MUSL = Toolchain("musl-gcc", "musl.cmake", "musl-tools")
+_NATIVE = Toolchain("cc", None, "build-essential")
+
+
+def target_arch(uname_m: str) -> str:
+    """The architecture rtbench builds for a machine whose `uname -m` is this
+    (x86_64, aarch64 or armv7l); UsageError for one it cannot build for."""
+    arch = _ARCH_ALIASES.get(uname_m.strip().lower())
+    if arch is None:
+        known = ", ".join(sorted(set(_ARCH_ALIASES.values())))
+        raise UsageError(
+            f"rtbench cannot build its core for the architecture '{uname_m.strip()}' "
+            f"(it builds for {known})."
+        )
+    return arch
+
+
+def host_arch() -> str | None:
+    """This machine's architecture as target_arch() names it; None if it has
+    no such name."""
+    return _ARCH_ALIASES.get(platform.machine().lower())
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """One kind of core: architecture, C library, static or not."""
+
+    arch: str
+    libc: str
+    static: bool
+
+    @property
+    def folder(self) -> str:
+        return f"{self.arch}-{self.libc}" + ("-static" if self.static else "")
+
+    def describe(self) -> str:
+        return ("static " if self.static else "") + f"{self.arch} {self.libc}"
+
+    def toolchain(self) -> Toolchain:
+        native = self.arch == host_arch()
+        if self.libc == "musl":
+            if not native:
+                raise UsageError(
+                    f"A musl core for {self.arch} can only be built on an {self.arch} "
+                    "machine (Debian's musl-tools has no cross compiler); use the "
+                    "default C library (glibc) for this target."
+                )
+            return _MUSL
+        if native:
+            return _NATIVE
+        return _CROSS[(self.arch, self.libc)]
 
 
 def _inputs(root: Path) -> list[Path]:
     files: list[Path] = []
-    for folder in ("core", "ports"):
+    for folder in ("core", "ports", "cmake"):
         base = root / folder
         if base.is_dir():
             files.extend(p for p in base.rglob("*") if p.is_file())
@@ -41,7 +148,7 @@ def _inputs(root: Path) -> list[Path]:
 
 
 def source_stamp(root: Path) -> str:
-    """A hash of what the host build depends on (paths, mtimes, sizes)."""
+    """A hash of what a build depends on (paths, mtimes, sizes)."""
     digest = hashlib.sha256()
     for path in _inputs(root):
         st = path.stat()
@@ -69,23 +176,107 @@ def _up_to_date(root: Path, build_dir: Path) -> Path | None:
     return None
 
 
-def user_build_dir(root: Path) -> Path:
+def user_build_dir(root: Path, folder: str = "host") -> Path:
     """This user's build folder for a checkout it cannot write to."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-    return Path(cache) / "rtbench" / f"build-{tag}" / "host"
+    return Path(cache) / "rtbench" / f"build-{tag}" / folder
 
 
-def ensure_core(root: Path, announce: Callable[[str], None]) -> Path:
-    """The path of an up-to-date rtbench-core, building it when needed."""
+def _spec(arch: str | None, libc: str, static: bool) -> BuildSpec | None:
+    """The target build asked for; None for the host's own build."""
+    if libc not in LIBCS:
+        raise UsageError(f"Unknown C library '{libc}' (choose {' or '.join(LIBCS)}).")
+    if arch is None and libc == "glibc" and not static:
+        return None
+    if arch is not None:
+        chosen = target_arch(arch)
+    else:
+        here = host_arch()
+        if here is None:
+            raise UsageError(
+                f"rtbench cannot build a {libc} or static core for this machine's "
+                f"architecture '{platform.machine()}'."
+            )
+        chosen = here
+    return BuildSpec(chosen, libc, static)
+
+
+def _checked_override(path: Path, spec: BuildSpec | None) -> Path:
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        raise UsageError(f"{CORE_ENV}={path} is not an executable file.")
+    if spec is None:
+        return path
+    facts = elf.read_facts(path)
+    if facts is None or facts.arch != spec.arch:
+        found = "not an ELF executable" if facts is None else f"built for {facts.arch}"
+        raise UsageError(f"{CORE_ENV}={path} is {found}, but a {spec.arch} core is needed.")
+    if spec.static and not facts.static:
+        raise UsageError(f"{CORE_ENV}={path} is linked dynamically, but a static core is needed.")
+    return path
+
+
+def _check_toolchain(spec: BuildSpec) -> Toolchain:
+    """The toolchain of a target build, BuildError naming the Debian packages
+    to install when its compiler or C library is missing."""
+    tc = spec.toolchain()
+    what = f"A {spec.describe()} core"
+    if shutil.which(tc.compiler) is None:
+        raise BuildError(
+            f"{what} is built with {tc.compiler}, which is not installed; "
+            f"install it with: apt-get install {tc.packages}"
+        )
+    library = "libc.a" if spec.static else "libc.so"
+    try:
+        found = subprocess.run(
+            [tc.compiler, f"-print-file-name={library}"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        found = ""
+    if not found or not Path(found).is_absolute() or not Path(found).exists():
+        raise BuildError(
+            f"{what} needs the C library of {tc.compiler} ({library}), which is not "
+            f"installed; install it with: apt-get install {tc.packages}"
+        )
+    return tc
+
+
+def _configure_args(root: Path, build_dir: Path, spec: BuildSpec | None) -> list[str]:
+    args = ["cmake", "-S", str(root), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release"]
+    if spec is None:
+        return args
+    tc = _check_toolchain(spec)
+    if tc.file is not None:
+        args.append(f"-DCMAKE_TOOLCHAIN_FILE={root / 'cmake' / 'toolchains' / tc.file}")
+    args.append(f"-DRTB_STATIC={'ON' if spec.static else 'OFF'}")
+    # The template port and the tests are checks of the host build.
+    args.append("-DRTB_TEMPLATE=OFF")
+    return args
+
+
+def ensure_core(
+    root: Path,
+    announce: Callable[[str], None],
+    arch: str | None = None,
+    libc: str = "glibc",
+    static: bool = False,
+) -> Path:
+    """The path of an up-to-date rtbench-core, building it when needed.
+
+    Without arguments: the core for this host, in build/host. `arch` (a
+    `uname -m` value), `libc` ("glibc" or "musl") and `static` ask for a core
+    for a target, built in build/<arch>-<libc>[-static]."""
+    spec = _spec(arch, libc, static)
     override = os.environ.get(CORE_ENV)
     if override:
-        path = Path(override)
-        if not (path.is_file() and os.access(path, os.X_OK)):
-            raise UsageError(f"{CORE_ENV}={override} is not an executable file.")
-        return path
+        return _checked_override(Path(override), spec)
 
-    build_dir = root / BUILD_SUBDIR
+    folder = "host" if spec is None else spec.folder
+    build_dir = root / "build" / folder
     if not _writable(build_dir):
         # A checkout this user cannot write to (installed read-only, or another
         # user's): its own up-to-date build is used as it is, else one of this
@@ -93,7 +284,7 @@ def ensure_core(root: Path, announce: Callable[[str], None]) -> Path:
         ready = _up_to_date(root, build_dir)
         if ready is not None:
             return ready
-        build_dir = user_build_dir(root)
+        build_dir = user_build_dir(root, folder)
     binary = build_dir / "rtbench-core"
     stamp_file = build_dir / ".rtbench-stamp"
     log_file = build_dir / "build.log"
@@ -106,11 +297,16 @@ def ensure_core(root: Path, announce: Callable[[str], None]) -> Path:
         stamp = source_stamp(root)
         if binary.is_file() and stamp_file.is_file() and stamp_file.read_text() == stamp:
             return binary
-        announce("Building rtbench-core...")
+        configure = _configure_args(root, build_dir, spec)
+        announce(
+            "Building rtbench-core..."
+            if spec is None
+            else f"Building rtbench-core ({spec.describe()})..."
+        )
         stamp_file.unlink(missing_ok=True)
         jobs = str(max(os.cpu_count() or 1, 1))
         steps = [
-            ["cmake", "-S", str(root), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release"],
+            configure,
             ["cmake", "--build", str(build_dir), "--target", "rtbench-core", "-j", jobs],
         ]
         with log_file.open("w") as log:
@@ -128,5 +324,12 @@ def ensure_core(root: Path, announce: Callable[[str], None]) -> Path:
                     raise BuildError(f"Building rtbench-core failed; see {log_file}.")
         if not binary.is_file():
             raise BuildError(f"The build did not produce {binary}; see {log_file}.")
+        if spec is not None:
+            facts = elf.read_facts(binary)
+            if facts is None or facts.arch != spec.arch or facts.static != spec.static:
+                raise BuildError(
+                    f"The build produced {binary}, which is not a {spec.describe()} "
+                    f"executable; see {log_file}."
+                )
         stamp_file.write_text(stamp)
         return binary

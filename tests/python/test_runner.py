@@ -58,7 +58,11 @@ def test_interruption_keeps_results_and_restores_settings(
 ) -> None:
     out = tmp_path / "out"
     before = RT_RUNTIME.read_text()
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1")
+    # a private lock folder, as every other test's runs: another run elsewhere on the
+    # machine must not make this one wait or refuse
+    env = dict(
+        os.environ, PYTHONPATH=str(ROOT / "python"), NO_COLOR="1", RTBENCH_LOCK_DIR=str(tmp_path)
+    )
     env.pop(build.CORE_ENV, None)
     child = subprocess.Popen(
         [sys.executable, "-m", "rtbench", "run", "--only", "sem.wait.available", "sem.wait.block",

@@ -66,6 +66,14 @@ def test_core_override_must_be_executable(tmp_path: Path, monkeypatch: pytest.Mo
     assert build.ensure_core(ROOT, lambda _t: None) == plain
 
 
+CROSS_TOOLS = (
+    "aarch64-linux-gnu-gcc",
+    "arm-linux-gnueabihf-gcc",
+    "musl-gcc",
+    "qemu-aarch64-static",
+)
+
+
 def _bootstrap_tree(tmp_path: Path) -> tuple[Path, Path]:
     """A copy of the bootstrap with a fake venv python that logs its calls."""
     shutil.copytree(ROOT / "scripts", tmp_path / "scripts")
@@ -116,7 +124,12 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
     missing (the browser tests need them); the runtime set never does."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("python3", "cmake", "cc", "make", "clang-format", "clang-14", "cat", "dirname"):
+    for tool in (
+        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *("cat", "dirname"),
+    ):
+        (bin_dir / tool).symlink_to("/bin/true")
+    for tool in CROSS_TOOLS:
         (bin_dir / tool).symlink_to("/bin/true")
     script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
 
@@ -141,6 +154,43 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
     (bin_dir / "clang-14").symlink_to("/bin/true")
     assert missing("dev", ("chromium",)) == "chromium-driver"
     assert missing("dev", ("chromium", "chromedriver")) == ""
+
+
+def test_bootstrap_wants_the_target_toolchains_for_the_tests_only(tmp_path: Path) -> None:
+    """The dev set names the cross compilers, musl-tools and qemu-user-static
+    on an x86-64 host when they are missing; the runtime set never does, and
+    on another host (HOSTTYPE) the x86-64-only cross packages are not named."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in (
+        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *("cat", "dirname"),
+    ):
+        (bin_dir / tool).symlink_to("/bin/true")
+    for tool in ("chromium", "chromedriver"):
+        (bin_dir / tool).symlink_to("/bin/true")
+    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
+
+    def missing(want: str, hosttype: str) -> str:
+        done = subprocess.run(
+            ["/bin/bash", "-c", f"HOSTTYPE={hosttype}; {script} {want}"],
+            env={"PATH": str(bin_dir)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        return done.stdout.strip()
+
+    assert missing("runtime", "x86_64") == ""
+    assert missing("dev", "x86_64") == (
+        "gcc-aarch64-linux-gnu libc6-dev-arm64-cross "
+        "gcc-arm-linux-gnueabihf libc6-dev-armhf-cross musl-tools qemu-user-static"
+    )
+    assert missing("dev", "aarch64") == "musl-tools"
+    for tool in CROSS_TOOLS:
+        (bin_dir / tool).symlink_to("/bin/true")
+    assert missing("dev", "x86_64") == ""
 
 
 def test_read_only_checkout_uses_its_own_up_to_date_build(

@@ -285,7 +285,10 @@ def test_parse_isolcpus() -> None:
         "flags": ["managed_irq", "domain"],
         "cpus": [2, 3],
     }
-    assert system.parse_isolcpus("1", 4) == {"flags": [], "cpus": [1]}
+    single = system.parse_isolcpus("1", 4)
+    assert single is not None
+    assert single["flags"] == []
+    assert single["cpus"] == [1]
     assert system.parse_isolcpus(None, 4) is None
 
 

@@ -180,6 +180,21 @@ def first_meta(doc: ResultsDocument) -> Mapping[str, Any] | None:
     return None
 
 
+def core_build(meta: Mapping[str, Any] | None) -> str | None:
+    """How the core was built, in one line ("static aarch64, gcc 12.2.0,
+    glibc 2.36"); None when its meta record says nothing about it."""
+    build = (meta or {}).get("build")
+    if not isinstance(build, Mapping):
+        return None
+    static = build.get("static")
+    linking = "static " if static is True else "dynamic " if static is False else ""
+    arch = build.get("arch")
+    parts = [f"{linking}{arch}" if arch else linking.strip()]
+    parts += [str(build[k]) for k in ("compiler", "libc") if build.get(k)]
+    parts = [p for p in parts if p]
+    return ", ".join(parts) or None
+
+
 def status_counts(doc: ResultsDocument) -> Counter[str]:
     return Counter(s.status for s in doc.scenarios)
 

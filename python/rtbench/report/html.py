@@ -29,6 +29,7 @@ from rtbench.report.common import (
     all_verdicts,
     anchor,
     by_family,
+    core_build,
     family_title,
     first_meta,
     format_ratio,
@@ -263,6 +264,9 @@ def _system_facts(doc: ResultsDocument) -> str:
             ("software", f"{meta.get('libc') or '?'}, port {meta['port']}, "
                          f"core {meta['core_version']}")
         )  # fmt: skip
+        built = core_build(meta)
+        if built is not None:
+            items.append(("core", built))
     items.append(("real-time", "yes" if doc.run.realtime else "NO"))
     return '<section id="system"><h3>System</h3>' + facts(items) + "</section>"
 

@@ -16,6 +16,7 @@ from rtbench.report.common import (
     VerdictView,
     all_verdicts,
     by_family,
+    core_build,
     first_meta,
     format_ratio,
     format_value,
@@ -139,6 +140,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
             f"{meta.get('libc') or 'unknown C library'}, port {meta['port']}, "
             f"core {meta['core_version']}"
         )
+        built = core_build(meta)
+        if built is not None:
+            lines.append(f"core: {built}")
     if doc.calibration is not None:
         cal = doc.calibration
         hz = float(cal.counter["hz"])
@@ -426,7 +430,11 @@ def _summary_header(doc: ResultsDocument, s: _Style, width: int) -> list[str]:
             f"{Resolution.of_counter(cal.counter).describe()}; "
             f"timestamp overhead {units.format_duration(cal.overhead_ns)}"
         )
-    return [head, one_line(system, width)] + ([one_line(counter, width)] if counter else [])
+    built = core_build(meta)
+    lines = [head, one_line(system, width)]
+    if built is not None:
+        lines.append(one_line(f"core: {built}", width))
+    return lines + ([one_line(counter, width)] if counter else [])
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

@@ -73,7 +73,7 @@ class LocalTarget:
             if self.libc == "glibc":
                 core = build.ensure_core(ROOT, self._say)
             else:
-                core = build.ensure_core(ROOT, self._say, libc=self.libc, static=True)  # type: ignore[call-arg]
+                core = build.ensure_core(ROOT, self._say, libc=self.libc, static=True)
             self._transport = LocalProcess(core, child_cpus=set(os.sched_getaffinity(0)))
         return self._transport
 
