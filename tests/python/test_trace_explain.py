@@ -126,6 +126,9 @@ def test_clock_map_identity_is_checked() -> None:
     assert cmap.counter_method == "identity"
     assert cmap.units_per_ns == 2.0
     assert cmap.from_counter(12345) == 12345
+    # monotonic readings then go through the pairs, onto the counter
+    assert cmap.mono_method == "clock_pairs"
+    assert abs(cmap.from_mono(2e9) - (2 * 2e9 + 777)) < 1e-3
 
 
 def test_clock_map_falls_back_to_the_pairs_when_the_clocks_differ() -> None:
@@ -136,6 +139,7 @@ def test_clock_map_falls_back_to_the_pairs_when_the_clocks_differ() -> None:
     ]
     cmap = clockmap.fit("x86-tsc", _points(777), 2.0, pairs, HZ)
     assert cmap is not None and cmap.counter_method == "clock_pairs"
+    assert cmap.mono_method == "markers"
     assert cmap.counter_residual_ns is not None and abs(cmap.counter_residual_ns - 1e6) < 1
     mapped = cmap.from_counter(2 * 2e9 + 777 + 2e6)
     assert mapped is not None and abs(mapped - (2 * 2e9 + 777)) < 2

@@ -11,12 +11,14 @@ Two kinds of evidence, both taken during every traced unit:
 - the core's clock pairs (`end.clock_pairs`, docs/protocol.md): a counter reading and
   a monotonic reading taken together, at the scenario's start and end.
 
-A `time_ns` span (the port's monotonic clock) maps through the marker fit. A
-`counter` span maps as the identity when the trace clock *is* the counter (x86-tsc
+A `counter` span maps as the identity when the trace clock *is* the counter (x86-tsc
 and the TSC): that is checked by mapping the clock pairs' monotonic reading through
 the marker fit and comparing with their counter reading; the residual is stored.
+A `time_ns` span (the port's monotonic clock) then maps through the clock pairs onto
+the counter (their error is tens of nanoseconds, the markers' a few microseconds).
 When the check fails, counter readings go through the clock pairs to monotonic and
-then through the marker fit, and the result says so.
+then through the marker fit, time_ns readings through the marker fit, and the result
+says so.
 """
 
 from __future__ import annotations
@@ -51,8 +53,16 @@ class ClockMap:
     counter0: float = 0.0
     counter_trace0: float = 0.0
     points: int = 0
+    # monotonic readings go through the clock pairs (tens of ns) when the counter is
+    # the trace clock, else through the markers (a few µs)
+    mono_method: str = "markers"
+    pair_mono0: float = 0.0
+    pair_trace0: float = 0.0
+    pair_units_per_ns: float = 1.0
 
     def from_mono(self, t_ns: float) -> float:
+        if self.mono_method == "clock_pairs":
+            return self.pair_trace0 + (t_ns - self.pair_mono0) * self.pair_units_per_ns
         return self.trace0 + (t_ns - self.mono0) * self.units_per_ns
 
     def from_counter(self, ticks: float) -> float | None:
@@ -73,6 +83,7 @@ class ClockMap:
             "sync_points": self.points,
             "marker_error_ns": round(self.marker_error_ns, 1),
             "counter_method": self.counter_method,
+            "mono_method": self.mono_method,
             "counter_residual_ns": (
                 None if self.counter_residual_ns is None else round(self.counter_residual_ns, 1)
             ),
@@ -129,7 +140,19 @@ def fit(
     pair_error = max(float(p["error_ticks"]) for p in pairs) * tick_ns
     allowed = IDENTITY_SLACK_NS + 3.0 * (marker_error + pair_error)
     if worst <= allowed:
-        return replace(base, counter_method="identity", counter_residual_ns=worst)
+        identity = replace(base, counter_method="identity", counter_residual_ns=worst)
+        first_pair, last_pair = pairs[0], pairs[-1]
+        span_ns = float(last_pair["time_ns"]) - float(first_pair["time_ns"])
+        if len(pairs) < 2 or span_ns <= 0:
+            return identity
+        return replace(
+            identity,
+            mono_method="clock_pairs",
+            pair_mono0=float(first_pair["time_ns"]),
+            pair_trace0=float(first_pair["counter"]),
+            pair_units_per_ns=(float(last_pair["counter"]) - float(first_pair["counter"]))
+            / span_ns,
+        )
     # Not the same clock: counter -> monotonic through the pairs, then the fit.
     c0, t0 = float(pairs[0]["counter"]), float(pairs[0]["time_ns"])
     if len(pairs) > 1 and float(pairs[-1]["counter"]) - c0 > 0:
