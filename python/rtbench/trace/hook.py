@@ -72,7 +72,9 @@ class TraceHook:
         self._instance = Instance.create(self._mount)
         clocks = self._instance.clocks()
         clock = next((c for c in PREFERRED_CLOCKS if c in clocks), "local")
-        self._instance.configure(clock, self._buffer_kb or BUFFER_KB.get(ctx.profile, 16384))
+        self._instance.configure(
+            clock, self._buffer_kb or BUFFER_KB.get(ctx.profile, 16384), cpu=ctx.cpu
+        )
         (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)
         if self._instance.missing_events:
             ctx.warn(
@@ -106,8 +108,10 @@ class TraceHook:
             return outcome
         self._index += 1
         try:
-            self._markers(inst)
-            inst.on(False)
+            try:
+                self._markers(inst)
+            finally:
+                inst.on(False)
             return self._collect(unit, outcome, inst, ctx)
         except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
             # the run goes on without this unit's explanation
@@ -136,6 +140,8 @@ class TraceHook:
             "clock": inst.clock if inst else None,
             "events": list(inst.events) if inst else [],
             "missing_events": list(inst.missing_events) if inst else [],
+            "filtered_to_cpu": self._ctx.cpu if self._ctx else None,
+            "unfiltered_events": list(inst.unfiltered) if inst else [],
             "buffer_kb_per_cpu": self._buffer_kb
             or (BUFFER_KB.get(self._ctx.profile, 16384) if self._ctx else None),
             "mounted_by_rtbench": self._mounted_by_us,

@@ -196,6 +196,7 @@ class Instance:
     path: Path = field(init=False)
     events: tuple[str, ...] = ()
     missing_events: tuple[str, ...] = ()
+    unfiltered: tuple[str, ...] = ()  # events the kernel would not filter by CPU
     clock: str = ""
 
     def __post_init__(self) -> None:
@@ -219,8 +220,10 @@ class Instance:
     def clocks(self) -> list[str]:
         return _read(self.path / "trace_clock").replace("[", "").replace("]", "").split()
 
-    def configure(self, clock: str, buffer_kb: int) -> None:
-        """Clock, buffer size, overwrite mode and the events (those this kernel has)."""
+    def configure(self, clock: str, buffer_kb: int, cpu: int | None = None) -> None:
+        """Clock, buffer size and the events (those this kernel has); with `cpu`, each
+        event filtered to what happens on that CPU, and wake-ups and migrations that
+        target it from elsewhere (a filter the kernel refuses leaves its event whole)."""
         try:
             _write(self.path / "tracing_on", "0")
             _write(self.path / "trace_clock", clock)
@@ -230,6 +233,8 @@ class Instance:
             for event in EVENTS:
                 flag = self.path / "events" / event / "enable"
                 if flag.exists():
+                    if cpu is not None:
+                        self._filter(event, cpu)
                     _write(flag, "1")
                     found.append(event)
                 else:
@@ -239,6 +244,19 @@ class Instance:
             raise TraceError(
                 f"--trace could not configure {self.path}: {e.strerror or e}."
             ) from None
+
+    def _filter(self, event: str, cpu: int) -> None:
+        name = event.rsplit("/", 1)[1]
+        if name in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
+            text = f"target_cpu == {cpu} || CPU == {cpu}"
+        elif name == "sched_migrate_task":
+            text = f"dest_cpu == {cpu} || orig_cpu == {cpu}"
+        else:
+            text = f"CPU == {cpu}"
+        try:
+            _write(self.path / "events" / event / "filter", text)
+        except OSError:
+            self.unfiltered += (event,)
 
     def set_clock(self, clock: str) -> None:
         _write(self.path / "trace_clock", clock)
