@@ -162,4 +162,6 @@ def test_user_tracefs_restored_after_a_cut_run(tmp_path: Path, how: str) -> None
     assert after == before
     data = json.loads((out / "results.json").read_text())
     timer = next(s for s in data["scenarios"] if s["name"] == "timer.periodic.latency")
-    assert timer["status"] == ("stopped" if how == "sigint" else "crashed")
+    # stopped: the core reported what it measured; interrupted: a loaded machine made
+    # it miss the grace period
+    assert timer["status"] in (("stopped", "interrupted") if how == "sigint" else ("crashed",))
