@@ -33,6 +33,14 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v clang-14 >/dev/null 2>&1; then
 		missing="$missing clang-14 libclang-rt-14-dev"
 	fi
+	# QEMU guests (targets.qemu): the emulators, and gpgv to check the signed
+	# package index the guests' kernels come from (with Debian's keyring, which
+	# apt itself needs, so every Debian system has it).
+	if [ "$want" = dev ]; then
+		command -v qemu-system-x86_64 >/dev/null 2>&1 || missing="$missing qemu-system-x86"
+		command -v qemu-system-aarch64 >/dev/null 2>&1 || missing="$missing qemu-system-arm"
+		command -v gpgv >/dev/null 2>&1 || missing="$missing gpgv"
+	fi
 	# The system tests read this machine through BusyBox alone, as in a minimal guest.
 	if [ "$want" = dev ] && ! command -v busybox >/dev/null 2>&1; then
 		missing="$missing busybox-static"

@@ -278,3 +278,18 @@ def test_html_page_keeps_to_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # diagram is still there.
     assert len(page.encode()) <= len(unbounded) - 20_000
     assert page.count('<svg class="chart"') == unbounded.count('<svg class="chart"') > 80
+
+
+def test_an_emulated_target_is_said_in_every_report() -> None:
+    base = results.load(FIXTURES / "results-quick")
+    emulated = dataclasses.replace(
+        base, run=dataclasses.replace(base.run, target_info={"kind": "qemu", "emulated": True})
+    )
+    banner = "EMULATED: timing is not representative of hardware"
+    for doc, expected in ((emulated, True), (base, False)):
+        for text in (
+            terminal.render(doc, color=False),
+            terminal.render(doc, color=False, details=True),
+            html.render(doc, {}),
+        ):
+            assert (banner in text) is expected

@@ -72,6 +72,7 @@ CROSS_TOOLS = (
     "musl-gcc",
     "qemu-aarch64-static",
 )
+QEMU_TOOLS = ("qemu-system-x86_64", "qemu-system-aarch64", "gpgv")
 
 
 def _bootstrap_tree(tmp_path: Path) -> tuple[Path, Path]:
@@ -129,7 +130,7 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
         *("cat", "dirname"),
     ):
         (bin_dir / tool).symlink_to("/bin/true")
-    for tool in CROSS_TOOLS:
+    for tool in (*CROSS_TOOLS, *QEMU_TOOLS):
         (bin_dir / tool).symlink_to("/bin/true")
     script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
 
@@ -167,7 +168,7 @@ def test_bootstrap_wants_the_target_toolchains_for_the_tests_only(tmp_path: Path
         *("cat", "dirname"),
     ):
         (bin_dir / tool).symlink_to("/bin/true")
-    for tool in ("chromium", "chromedriver"):
+    for tool in ("chromium", "chromedriver", *QEMU_TOOLS):
         (bin_dir / tool).symlink_to("/bin/true")
     script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
 
@@ -191,6 +192,38 @@ def test_bootstrap_wants_the_target_toolchains_for_the_tests_only(tmp_path: Path
     for tool in CROSS_TOOLS:
         (bin_dir / tool).symlink_to("/bin/true")
     assert missing("dev", "x86_64") == ""
+
+
+def test_bootstrap_wants_qemu_and_gpgv_for_the_tests_only(tmp_path: Path) -> None:
+    """The dev set names the emulators and gpgv of the QEMU guests when they are
+    missing; the runtime set never does."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in (
+        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *("cat", "dirname", "chromium", "chromedriver", *CROSS_TOOLS),
+    ):
+        (bin_dir / tool).symlink_to("/bin/true")
+    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
+
+    def missing(want: str) -> str:
+        done = subprocess.run(
+            ["/bin/bash", "-c", f"HOSTTYPE=x86_64; {script} {want}"],
+            env={"PATH": str(bin_dir)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        return done.stdout.strip()
+
+    assert missing("runtime") == ""
+    assert missing("dev") == "qemu-system-x86 qemu-system-arm gpgv"
+    (bin_dir / "qemu-system-x86_64").symlink_to("/bin/true")
+    assert missing("dev") == "qemu-system-arm gpgv"
+    for tool in ("qemu-system-aarch64", "gpgv"):
+        (bin_dir / tool).symlink_to("/bin/true")
+    assert missing("dev") == ""
 
 
 def test_read_only_checkout_uses_its_own_up_to_date_build(

@@ -173,6 +173,17 @@ def problem_logs(outcome: ScenarioOutcome) -> list[str]:
     ]
 
 
+EMULATED_BANNER = (
+    "EMULATED: timing is not representative of hardware (the target is an emulator); "
+    "behaviour verdicts keep their meaning."
+)
+
+
+def emulated(doc: ResultsDocument) -> bool:
+    """Whether the run measured an emulated machine (a QEMU guest under TCG)."""
+    return bool((doc.run.target_info or {}).get("emulated"))
+
+
 def first_meta(doc: ResultsDocument) -> Mapping[str, Any] | None:
     for outcome in doc.scenarios:
         if outcome.meta is not None:

@@ -24,12 +24,14 @@ from rtbench import units
 from rtbench.report import charts
 from rtbench.report import svg as svgs
 from rtbench.report.common import (
+    EMULATED_BANNER,
     STATUS_WORDS,
     SummaryRow,
     all_verdicts,
     anchor,
     by_family,
     core_build,
+    emulated,
     family_title,
     first_meta,
     format_ratio,
@@ -76,6 +78,8 @@ def render(doc: ResultsDocument, series: Mapping[str, Sequence[float]]) -> str:
             '<p class="banner">NOT REAL-TIME: the core ran without a real-time scheduling '
             "policy. These numbers do not show what the system can do.</p>"
         )
+    if emulated(doc):
+        parts.append(f'<p class="banner">{EMULATED_BANNER}</p>')
     if not run.complete:
         why = "interrupted" if run.interrupted else "did not finish"
         parts.append(f'<p class="banner">Incomplete run ({why}): only what was measured '

@@ -11,12 +11,14 @@ from typing import Any
 
 from rtbench import units
 from rtbench.report.common import (
+    EMULATED_BANNER,
     STATUS_WORDS,
     TableView,
     VerdictView,
     all_verdicts,
     by_family,
     core_build,
+    emulated,
     first_meta,
     format_ratio,
     format_value,
@@ -133,6 +135,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
                 "red",
             )
         )
+    if emulated(doc):
+        lines.append("")
+        lines.append(s(EMULATED_BANNER, "bold", "yellow"))
     meta = first_meta(doc)
     if meta is not None:
         lines.append(
@@ -352,6 +357,8 @@ def _summary_line(doc: ResultsDocument) -> str:
         text += "; verdicts: " + ", ".join(f"{n} {o}" for o, n in sorted(vc.items()))
     if not doc.run.complete:
         text += "; run INCOMPLETE"
+    if emulated(doc):
+        text += "; EMULATED (timing is not representative of hardware)"
     if not doc.run.realtime:
         text += "; NOT REAL-TIME (no real-time policy: figures do not show what the system can do)"
     return text
@@ -376,6 +383,8 @@ def _summary(doc: ResultsDocument, s: _Style, location: str | None, width: int) 
                 "red",
             ),
         ]
+    if emulated(doc):
+        lines += ["", s(one_line(EMULATED_BANNER, width), "bold", "yellow")]
     warnings = warning_caveats(doc)
     if warnings:
         lines += ["", s(f"Caveats ({len(warnings)}; the report says what each means and what "

@@ -45,6 +45,30 @@ KINDS: dict[str, Kind] = {
     ),
 }
 
+
+def _qemu_ready() -> str | None:
+    from rtbench.targets import qemu  # noqa: PLC0415 (QEMU's modules load only when used)
+
+    return qemu.ready()
+
+
+def _qemu_make(spec: str, libc: str) -> Target:
+    from rtbench.targets.qemu import QemuTarget  # noqa: PLC0415
+
+    return QemuTarget(spec, libc=libc)
+
+
+KINDS["qemu"] = Kind(
+    name="qemu",
+    syntax="qemu:NAME[,cpus=N,memory=MiB,accel=kvm|tcg,icount=SHIFT,append=...]",
+    summary="a Debian kernel booted under QEMU: debian-amd64, debian-rt-amd64, "
+    "debian-arm64, debian-rt-arm64, debian-armhf, debian-rt-armhf",
+    needs="qemu-system-x86 / qemu-system-arm, the cross compilers gcc-aarch64-linux-gnu and "
+    "gcc-arm-linux-gnueabihf for ARM guests, gpgv, and the network on first use of a guest",
+    ready=_qemu_ready,
+    make=_qemu_make,
+)
+
 LIBCS = ("glibc", "musl")
 
 

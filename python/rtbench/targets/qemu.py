@@ -1,0 +1,381 @@
+# SPDX-License-Identifier: Apache-2.0
+"""QEMU guests booting Debian's kernels, as targets (`qemu:NAME[,option=value...]`).
+
+`open` fetches the guest's kernel (targets.guest.debian), builds the agent and
+a static core for the guest's architecture, packs them in an initramfs, boots
+QEMU and waits for the agent's `ready`. Core runs, system facts and settings
+all go through the agent on the guest's serial line (targets.guest.link); the
+facts describe the guest, not this machine. `recover` boots a fresh guest.
+
+Options after the name, separated by commas: `cpus=N` (default 2; the
+measurement CPU defaults to the last), `memory=MiB` (default 512),
+`accel=kvm|tcg` (default: KVM when it works for the guest here, else TCG),
+`icount=SHIFT` (deterministic mode: the guest clock advances 2^SHIFT ns per
+executed instruction; needs cpus=1) and `append=...` (extra kernel command
+line; it takes the rest of the spec, commas included).
+
+Under TCG every timing figure is emulated: the results carry the caveat
+`emulated` (timing is not representative of hardware). Behaviour verdicts
+keep their meaning: the guest runs a real Linux kernel.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rtbench import system
+from rtbench.errors import RtbenchError, UsageError
+from rtbench.targets.base import Say
+from rtbench.targets.guest import debian, images
+from rtbench.targets.guest.link import KILL_ANSWER_S, LinkSource, LinkStream
+from rtbench.targets.guest.machine import Machine, MachineConfig, kvm_usable
+from rtbench.targets.guest.tuning import GuestTuning
+from rtbench.transport import TargetLost
+
+BOOT_TIMEOUT_S = 180.0
+DEFAULT_CPUS = 2
+DEFAULT_MEMORY_MIB = 512
+MAX_CPUS = 16
+EMULATED_MESSAGE = "emulated: timing is not representative of hardware"
+
+
+class GuestError(RtbenchError):
+    """The guest could not be booted or stopped answering at boot."""
+
+
+@dataclass(frozen=True)
+class QemuOptions:
+    """What the spec asked for after the guest's name."""
+
+    cpus: int = DEFAULT_CPUS
+    memory_mib: int = DEFAULT_MEMORY_MIB
+    accel: str | None = None  # None: KVM when usable, else TCG
+    icount: int | None = None
+    append: str = ""
+
+
+def _number(key: str, text: str, low: int, high: int) -> int:
+    if not re.fullmatch(r"\d+", text) or not low <= int(text) <= high:
+        raise UsageError(f"QEMU option {key}={text} must be a whole number from {low} to {high}.")
+    return int(text)
+
+
+def parse_spec(spec: str) -> tuple[images.Guest, QemuOptions]:
+    """The guest and options of `qemu:NAME[,key=value...]`, or UsageError."""
+    body = spec.removeprefix("qemu:")
+    append = ""
+    if ",append=" in body:
+        body, append = body.split(",append=", 1)
+    name, *pairs = body.split(",")
+    guest = images.GUESTS.get(name)
+    if guest is None:
+        known = ", ".join(f"qemu:{g}" for g in images.GUESTS)
+        raise UsageError(f"Unknown QEMU guest '{name}' (use {known}).")
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in ("cpus", "memory", "accel", "icount") or key in values:
+            raise UsageError(
+                f"Unknown or repeated QEMU option '{pair}' (use cpus=N, memory=MiB, "
+                "accel=kvm|tcg, icount=SHIFT, append=...)."
+            )
+        values[key] = value
+    accel = values.get("accel")
+    if accel not in (None, "kvm", "tcg"):
+        raise UsageError(f"QEMU option accel={accel} must be kvm or tcg.")
+    icount = _number("icount", values["icount"], 0, 10) if "icount" in values else None
+    cpus = _number("cpus", values["cpus"], 1, MAX_CPUS) if "cpus" in values else None
+    if icount is not None:
+        if accel == "kvm":
+            raise UsageError("QEMU option icount works only with accel=tcg.")
+        if cpus not in (None, 1):
+            raise UsageError("QEMU option icount needs cpus=1 (with more, guests hang).")
+        cpus = 1
+    options = QemuOptions(
+        cpus=cpus if cpus is not None else DEFAULT_CPUS,
+        memory_mib=_number("memory", values["memory"], 128, 65536)
+        if "memory" in values
+        else DEFAULT_MEMORY_MIB,
+        accel="tcg" if icount is not None else accel,
+        icount=icount,
+        append=append.strip(),
+    )
+    return guest, options
+
+
+def ready() -> str | None:
+    """None when at least the amd64 guests can run here, else what is missing."""
+    missing = images.missing_tools(images.GUESTS["debian-amd64"])
+    return f"install {', '.join(missing)}" if missing else None
+
+
+class QemuTransport:
+    """Starts core commands through the agent of the target's current guest."""
+
+    def __init__(self, target: QemuTarget) -> None:
+        self._target = target
+        self.name = target.spec
+
+    def start(self, args: Sequence[str]) -> LinkStream:
+        machine = self._target.machine
+        if machine is None or machine.link is None or machine.link.closed is not None:
+            raise TargetLost("the guest is not running")
+
+        def end() -> None:
+            machine.kill(
+                f"the guest did not answer a kill within {KILL_ANSWER_S:.0f} s, so QEMU was killed"
+            )
+
+        return LinkStream(machine.link, list(args), end)
+
+    def describe(self) -> dict[str, str | None]:
+        return {"path": "/rtbench-core in the guest's initramfs", "version": None}
+
+
+class QemuTarget:
+    """A Debian kernel booted under QEMU, measured through its agent."""
+
+    kind = "qemu"
+
+    def __init__(self, spec: str, libc: str = "glibc") -> None:
+        if libc != "glibc":
+            raise UsageError("QEMU guests run a glibc core; --libc musl is for local and SSH.")
+        self.spec = spec
+        self.guest, self.options = parse_spec(spec)
+        self.machine: Machine | None = None
+        self.kernel: debian.Kernel | None = None
+        self.accel = "tcg"
+        self.accel_reason = ""
+        self._config: MachineConfig | None = None
+        self._transport = QemuTransport(self)
+        self.boots = 0
+        self.release: str | None = None
+        self._qemu_version: str | None = None
+
+    def _version(self) -> str | None:
+        if self._qemu_version is None:
+            self._qemu_version = _qemu_version(self.guest.qemu)
+        return self._qemu_version
+
+    # ---- boot -------------------------------------------------------------------
+
+    def open(self, say: Say) -> None:
+        missing = images.missing_tools(self.guest)
+        if missing:
+            raise UsageError(
+                f"The {self.guest.name} guest needs {', '.join(missing)} "
+                f"(apt-get install {' '.join(missing)})."
+            )
+        self.kernel = debian.ensure_kernel(self.guest.meta_package, self.guest.deb_arch, say)
+        agent = images.build_agent(self.guest, say)
+        core = images.guest_core(self.guest, say)
+        shell = images.busybox(self.guest, say)
+        initrd = images.build_initramfs(self.guest, agent, core, shell)
+        image = self.kernel.image
+        if self.guest.machine == "x86_64":
+            image = images.extract_vmlinux(self.kernel.image) or image
+        self.accel, self.accel_reason = self._choose_accel()
+        append = " ".join(
+            p
+            for p in (
+                self.guest.console,
+                f"rtb.port={self.guest.serial_port}",
+                f"rtb.host={self.guest.name}",
+                "panic=-1",
+                "nokaslr" if self.options.icount is not None else "",
+                self.options.append,
+            )
+            if p
+        )
+        machine_args = list(self.guest.machine_args)
+        if self.accel == "kvm":
+            machine_args[machine_args.index("-cpu") + 1] = "host"  # KVM runs the host's CPU
+        if self.options.icount is not None and self.guest.deb_arch == "arm64":
+            machine_args[1] += ",dtb-randomness=off"  # identical runs need the same DTB
+        self._config = MachineConfig(
+            qemu=self.guest.qemu,
+            machine=machine_args,
+            kernel=image,
+            initrd=initrd,
+            append=append,
+            cpus=self.options.cpus,
+            memory_mib=self.options.memory_mib,
+            accel=self.accel,
+            icount=self.options.icount,
+            console_port=self.guest.console_port,
+        )
+        self._boot(say)
+
+    def _choose_accel(self) -> tuple[str, str]:
+        wanted = self.options.accel
+        why_not = kvm_usable(self.guest.machine) if wanted != "tcg" else "accel=tcg was asked for"
+        if wanted == "kvm" and why_not is not None:
+            raise UsageError(f"KVM cannot run the {self.guest.name} guest here: {why_not}.")
+        if why_not is None:
+            return "kvm", "/dev/kvm works for this guest"
+        return "tcg", why_not
+
+    def _boot(self, say: Say) -> None:
+        assert self._config is not None
+        say(
+            f"Booting {self.guest.name} ({self.kernel.package if self.kernel else '?'}, "
+            f"{self.options.cpus} CPU(s), {self.accel.upper()})..."
+        )
+        machine = Machine(self._config)
+        self.machine = machine
+        try:
+            link = machine.start()
+        except OSError as e:
+            machine.stop()
+            self.machine = None
+            raise GuestError(f"Cannot start {self.guest.qemu}: {e.strerror or e}.") from None
+        announced = link.wait_ready(BOOT_TIMEOUT_S)
+        if announced is None:
+            why = link.closed or f"no answer from the guest within {BOOT_TIMEOUT_S:.0f} s"
+            console = machine.console_tail(8).strip()
+            machine.stop()
+            self.machine = None
+            detail = f"; the console's last lines:\n{console}" if console else ""
+            raise GuestError(f"The {self.guest.name} guest did not boot ({why}){detail}")
+        machine_name = announced.data.decode(errors="replace")
+        if machine_name != self.guest.machine:
+            machine.stop()
+            self.machine = None
+            raise GuestError(
+                f"The {self.guest.name} guest says it is {machine_name}, not {self.guest.machine}."
+            )
+        self.release = announced.text
+        self.boots += 1
+
+    def recover(self, say: Say) -> bool:
+        if self.machine is not None:
+            self.machine.stop()
+            self.machine = None
+        if self._config is None:
+            return False
+        say(f"Booting a fresh {self.guest.name} guest after the last one was lost...")
+        try:
+            self._boot(say)
+        except RtbenchError as e:
+            say(str(e))
+            return False
+        return True
+
+    def close(self) -> None:
+        if self.machine is not None:
+            self.machine.stop()
+            self.machine = None
+
+    # ---- what the runner asks ---------------------------------------------------
+
+    def transport(self) -> QemuTransport:
+        return self._transport
+
+    def source(self) -> LinkSource:
+        if self.machine is None or self.machine.link is None:
+            raise GuestError(f"The {self.guest.name} guest is not running.")
+        return LinkSource(self.machine.link)
+
+    def check_cpu(self, cpu: int | None) -> int:
+        count = self.options.cpus
+        if cpu is None:
+            return count - 1
+        if not 0 <= cpu < count:
+            raise UsageError(
+                f"CPU {cpu} does not exist in the {self.guest.name} guest, which has "
+                f"{count} CPU(s) (give more with qemu:{self.guest.name},cpus=N)."
+            )
+        return cpu
+
+    def snapshot(self, cpu: int, cpu_given: bool) -> dict[str, Any]:
+        # The probes run busybox's sh and tools in the guest, through the agent.
+        source = system.CommandSource(self.source().command)
+        snap = system.snapshot(cpu, cpu_given=cpu_given, source=source)
+        snap["emulation"] = self._emulation()
+        return snap
+
+    def _emulation(self) -> dict[str, Any]:
+        return {
+            "emulator": self.guest.qemu,
+            "accel": self.accel,
+            "accel_reason": self.accel_reason,
+            "icount_shift": self.options.icount,
+        }
+
+    def caveats(self, snap: dict[str, Any]) -> list[dict[str, str]]:
+        return [*emulation_caveats(self.accel, self.options.icount), *system.caveats(snap)]
+
+    def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> GuestTuning:
+        return GuestTuning(self.source, dma_latency, lift_rt_throttle)
+
+    def describe(self) -> dict[str, Any]:
+        config = self._config
+        return {
+            "kind": self.kind,
+            "spec": self.spec,
+            "guest": self.guest.name,
+            "arch": self.guest.machine,
+            "libc": "glibc",
+            "kernel": self.kernel.describe() if self.kernel else None,
+            "kernel_release": self.release,
+            "emulator": self.guest.qemu,
+            "emulator_version": self._version(),
+            "accel": self.accel,
+            "accel_reason": self.accel_reason,
+            "emulated": self.accel == "tcg",
+            "icount_shift": self.options.icount,
+            "cpus": self.options.cpus,
+            "memory_mib": self.options.memory_mib,
+            "kernel_cmdline": config.append if config else None,
+            "boots": self.boots,
+        }
+
+
+def emulation_caveats(accel: str, icount: int | None) -> list[dict[str, str]]:
+    """What an emulated guest means for the figures (codes `emulated`, `icount`)."""
+    found: list[dict[str, str]] = []
+    if accel == "tcg":
+        found.append(
+            {
+                "code": "emulated",
+                "severity": "warning",
+                "message": "Timing is emulated and not representative of hardware. QEMU TCG "
+                "translates every guest instruction, so the translator and the host's load "
+                "set every time figure (" + EMULATED_MESSAGE + ")",
+                "advice": "Read the behaviour verdicts; measure timing on the real board, "
+                "or in a KVM guest on a host with hardware virtualisation",
+            }
+        )
+    if icount is not None:
+        found.append(
+            {
+                "code": "icount",
+                "severity": "info",
+                "message": f"Deterministic mode (-icount shift={icount}): the guest clock "
+                f"advances {2**icount} ns per executed instruction, so a figure of X ns "
+                f"is X/{2**icount} instructions on the measured path; medians repeat from run "
+                "to run, maxima less so (requests reach the guest at moments of host time)",
+                "advice": "Compare such figures only with others of the same mode and shift",
+            }
+        )
+    return found
+
+
+def _qemu_version(binary: str) -> str | None:
+    path = shutil.which(binary)
+    if path is None:
+        return None
+    try:
+        done = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    first = done.stdout.strip().splitlines()
+    match = re.search(r"version\s+(\S+)", first[0]) if first else None
+    return match.group(1) if match else None

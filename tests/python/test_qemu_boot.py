@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: Apache-2.0
+"""QEMU guests booted for real: one per architecture, and one lost under a scenario.
+
+Each boot runs the calibration and the two behaviour verdicts through
+`rtbench run --target qemu:NAME`; the guests run real Linux kernels, so both
+verdicts must pass (their negative controls are checked inside the core). The
+PREEMPT_RT guest's facts must say PREEMPT_RT and the standard one's must not.
+Killing QEMU under a scenario must end that scenario `lost`, boot a fresh guest
+for the rest, and leave no QEMU process behind.
+
+Skipped, with the reason, when QEMU or a cross compiler is missing, or when a
+guest's kernel is neither cached nor downloadable here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from conftest import cli
+from rtbench import catalog, runner
+from rtbench.catalog import CoreScenario
+from rtbench.errors import RtbenchError
+from rtbench.hooks import HookContext
+from rtbench.paths import ROOT
+from rtbench.progress import Progress
+from rtbench.results import RESULTS_FILE, ScenarioOutcome
+from rtbench.targets.guest import debian, images
+from rtbench.targets.qemu import QemuTarget
+
+pytestmark = pytest.mark.slow
+
+VERDICTS = ["sem.behavior.release_order", "mut.behavior.pi"]
+
+
+def _usable(name: str) -> images.Guest:
+    guest = images.GUESTS[name]
+    missing = images.missing_tools(guest)
+    if missing:
+        pytest.skip(f"the {name} guest needs {', '.join(missing)}")
+    try:
+        debian.ensure_kernel(guest.meta_package, guest.deb_arch, lambda _t: None)
+    except debian.PackageError as e:
+        pytest.skip(f"no kernel for {name}: {e}")
+    return guest
+
+
+def _qemu_left(marker: Path) -> list[str]:
+    """QEMU processes whose command line names a folder under `marker`."""
+    done = subprocess.run(
+        ["pgrep", "-af", f"qemu-system.*{marker}"], capture_output=True, text=True, check=False
+    )
+    return [line for line in done.stdout.splitlines() if line.strip()]
+
+
+def _schema_check(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / RESULTS_FILE).read_text())
+    schema = json.loads((ROOT / "schema" / "rtbench.schema.json").read_text())
+    jsonschema.validate(data, {**schema, "$ref": "#/$defs/results"})
+    return data
+
+
+@pytest.mark.parametrize(
+    ("name", "machine", "rt"),
+    [
+        ("debian-rt-amd64", "x86_64", True),
+        ("debian-arm64", "aarch64", False),
+        ("debian-armhf", "armv7l", False),
+    ],
+)
+def test_a_guest_boots_and_passes_both_verdicts(
+    name: str, machine: str, rt: bool, tmp_path: Path
+) -> None:
+    _usable(name)
+    out = tmp_path / "out"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    done = cli(
+        "run", "--target", f"qemu:{name}", "--only", *VERDICTS, "cal.timestamp",
+        "--out", str(out),
+        cwd=tmp_path, env={"TMPDIR": str(temp)}, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = _schema_check(out)
+    info = data["run"]["target_info"]
+    assert (info["kind"], info["arch"], info["guest"]) == ("qemu", machine, name)
+    assert info["kernel"]["package"].startswith("linux-image-6.")
+    assert data["host"]["kernel"]["machine"] == machine
+    assert data["host"]["kernel"]["preempt_rt"] is rt
+    statuses = {s["name"]: s["status"] for s in data["scenarios"]}
+    assert statuses == {"cal.timestamp": "ok", **dict.fromkeys(VERDICTS, "ok")}
+    outcomes = [
+        r["outcome"] for s in data["scenarios"] for r in s["records"] if r["type"] == "verdict"
+    ]
+    assert len(outcomes) == 3 and set(outcomes) == {"pass"}, outcomes
+    if info["accel"] == "tcg":
+        assert "emulated" in [c["code"] for c in data["caveats"]]
+        assert "EMULATED: timing is not representative of hardware" in done.stdout
+    assert _qemu_left(temp) == []
+
+
+class _KillQemu:
+    """A run hook that kills the guest's QEMU `after_s` into one unit."""
+
+    key = "kill_qemu"
+
+    def __init__(self, target: QemuTarget, unit: str, after_s: float) -> None:
+        self.target = target
+        self.unit = unit
+        self.after_s = after_s
+        self.killed: list[int] = []
+        self._timer: threading.Timer | None = None
+
+    def start(self, ctx: HookContext) -> None:
+        return None
+
+    def _kill(self) -> None:
+        machine = self.target.machine
+        if machine is not None and machine.pid is not None:
+            self.killed.append(machine.pid)
+            os.kill(machine.pid, signal.SIGKILL)
+
+    def before_unit(self, unit: CoreScenario) -> list[str]:
+        if unit.name == self.unit and not self.killed:
+            self._timer = threading.Timer(self.after_s, self._kill)
+            self._timer.start()
+        return []
+
+    def after_unit(self, unit: CoreScenario, outcome: ScenarioOutcome) -> ScenarioOutcome:
+        return outcome
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def describe(self) -> dict[str, Any]:
+        return {"unit": self.unit, "killed": list(self.killed)}
+
+
+def test_killing_qemu_mid_scenario_is_lost_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _usable("debian-amd64")
+    if shutil.which("pgrep") is None:
+        pytest.skip("pgrep is missing (procps)")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    import tempfile  # noqa: PLC0415 (the new TMPDIR must be read again)
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    target = QemuTarget("qemu:debian-amd64,cpus=2")
+    said: list[str] = []
+    try:
+        try:
+            target.open(said.append)
+        except RtbenchError as e:
+            pytest.skip(f"the guest could not be prepared here: {e}")
+        first_pid = target.machine.pid if target.machine else None
+        assert len(_qemu_left(temp)) == 1  # the check below sees a running guest
+        cpu = target.check_cpu(None)
+        _meta, core_catalog = runner.query_catalog(target.transport(), cpu)
+        victim = "clk.tick"
+        selection, _ = catalog.select(core_catalog, [victim, VERDICTS[0]])
+        hook = _KillQemu(target, victim, after_s=1.5)
+        options = runner.RunOptions(profile="quick", patterns=(), cpu=cpu, out_dir=tmp_path / "o")
+        (tmp_path / "o").mkdir()
+        run = runner.Run(
+            options, target, core_catalog, selection, target.snapshot(cpu, False), [],
+            runner.Ui(warn=said.append, info=said.append),
+            Progress(io.StringIO(), interactive=False), "lost", hooks=(hook,),
+        )  # fmt: skip
+        doc = run.execute()
+    finally:
+        target.close()
+    statuses = {s.name: s.status for s in doc.scenarios}
+    assert hook.killed == [first_pid]
+    assert statuses[victim] == "lost", statuses
+    lost = next(s for s in doc.scenarios if s.name == victim)
+    assert "SIGKILL" in (lost.reason or ""), lost.reason
+    # a fresh guest ran the rest
+    assert statuses[VERDICTS[0]] == "ok"
+    assert target.boots == 2
+    assert run.target_gone is None
+    data = _schema_check(tmp_path / "o")
+    assert data["run"]["complete"] is True
+    assert _qemu_left(temp) == []
+    assert first_pid is not None and not Path(f"/proc/{first_pid}").exists()
