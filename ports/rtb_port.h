@@ -20,7 +20,9 @@
  *    port maps them onto native priorities and keeps a band above prio_max
  *    free for its own watchdog if it needs one.
  *  - Every thread a port creates runs on the measurement CPU given to
- *    rtb_port_init(), so scenarios see uniprocessor scheduling.
+ *    rtb_port_init(), so scenarios see uniprocessor scheduling, unless it
+ *    was created with rtb_thread_attr.on_cpu (one measuring thread per
+ *    CPU, RTB_CAP_PINNING).
  *  - Functions marked "IRQ-safe" may be called from an interrupt handler.
  */
 #ifndef RTB_PORT_H
@@ -154,6 +156,12 @@ struct rtb_thread_attr {
 	enum rtb_policy policy;
 	size_t stack_bytes;   /* 0: port default */
 	bool start_suspended; /* create but do not run before rtb_port_thread_start() */
+	/* Run on CPU `cpu` instead of the measurement CPU (the per-CPU
+	 * scenarios). A port without RTB_CAP_PINNING, or a CPU that is not
+	 * online or allowed, fails the create with RTB_E_UNSUPPORTED or
+	 * RTB_E_INVALID; false (a zeroed attr) keeps the measurement CPU. */
+	bool on_cpu;
+	int cpu;
 };
 
 /* Create a thread. Unless start_suspended, a thread of higher priority than

@@ -60,6 +60,22 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! [ -d /usr/lib/python3/dist-packages/bt2 ]; then
 		missing="$missing python3-bt2"
 	fi
+	# The SSH target's tests start a real sshd in a network namespace (the client,
+	# openssh-client, comes with it; `ip` makes the namespace).
+	if [ "$want" = dev ] && ! [ -x /usr/sbin/sshd ]; then
+		missing="$missing openssh-server"
+	fi
+	if [ "$want" = dev ] && ! command -v ip >/dev/null 2>&1; then
+		missing="$missing iproute2"
+	fi
+	# The background load of `rtbench run --load` (optional at run time: --load
+	# names the packages when they are missing); its tests need them.
+	if [ "$want" = dev ] && ! command -v stress-ng >/dev/null 2>&1; then
+		missing="$missing stress-ng"
+	fi
+	if [ "$want" = dev ] && ! command -v hackbench >/dev/null 2>&1; then
+		missing="$missing rt-tests"
+	fi
 	# Cores for SSH and QEMU targets: static builds for AArch64 and 32-bit
 	# ARM (Debian's cross compilers, on an x86-64 host) and with musl.
 	if [ "$want" = dev ] && [ "${HOSTTYPE:-}" = x86_64 ]; then

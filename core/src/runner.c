@@ -339,6 +339,8 @@ static void emit_end(const char *scope, const char *scenario, const char *status
 	emit_end_pairs(scope, scenario, status, reason, elapsed_ticks, NULL);
 }
 
+uint64_t rtb_deadline_override_ms;
+
 int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uint32_t raw_max,
 		     const struct rtb_option *options, uint32_t noptions)
 {
@@ -353,7 +355,10 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 	ctx.options = options;
 	ctx.noptions = noptions;
 	ctx.start_ticks = rtb_port_counter_read();
-	uint64_t budget_ms = (uint64_t)s->deadline_ms[profile] * 8 / 10;
+	uint64_t deadline_ms = (uint64_t)s->deadline_ms[profile];
+	if (rtb_deadline_override_ms > deadline_ms)
+		deadline_ms = rtb_deadline_override_ms;
+	uint64_t budget_ms = deadline_ms * 8 / 10;
 	ctx.budget_end_ticks = ctx.start_ticks + rtb_ns_to_ticks(budget_ms * 1000000u);
 
 	/* values of the options this scenario declares (the controller checks
@@ -492,6 +497,13 @@ static bool parse_args(struct args *a, int argc, char **argv)
 			if (!parse_u64_arg(a, flag, value, &a->overhead_ticks))
 				return false;
 			a->overhead_given = true;
+		} else if (rtb_strcmp(flag, "--deadline-ms") == 0) {
+			if (!parse_u64_arg(a, flag, value, &rtb_deadline_override_ms))
+				return false;
+			if (rtb_deadline_override_ms > 1000000000000ull) {
+				rtb_fmt(a->error, sizeof(a->error), "--deadline-ms is too large");
+				return false;
+			}
 		} else if (rtb_strcmp(flag, "--counter-hz") == 0) {
 			if (!parse_u64_arg(a, flag, value, &a->port.counter_hz))
 				return false;

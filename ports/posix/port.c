@@ -165,21 +165,24 @@ int posix_relative_prio(int native)
 	return native - posix.native_min;
 }
 
-int posix_pin_attr(pthread_attr_t *attr)
+int posix_pin_attr(pthread_attr_t *attr, int cpu)
 {
 	cpu_set_t set;
 
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return EINVAL;
 	CPU_ZERO(&set);
-	CPU_SET(posix.cpu, &set);
+	CPU_SET(cpu, &set);
 #if defined(__GLIBC__)
 	return pthread_attr_setaffinity_np(attr, sizeof(set), &set);
 #else
 	/* musl has no pthread_attr_setaffinity_np; a new thread inherits the
 	 * affinity of the thread that creates it, and every rtbench thread
-	 * descends from the one rtb_port_init() pinned. */
+	 * descends from the one rtb_port_init() pinned: only the measurement
+	 * CPU can be given (a per-CPU thread elsewhere is refused). */
 	(void)attr;
 	(void)set;
-	return 0;
+	return cpu == posix.cpu ? 0 : ENOTSUP;
 #endif
 }
 

@@ -44,7 +44,8 @@ void posix_degrade(const char *sentence);
 int posix_native_prio(int rel);
 int posix_relative_prio(int native);
 /* Pin a thread attribute / the calling thread to the measurement CPU. */
-int posix_pin_attr(pthread_attr_t *attr);
+/* Pin a thread to `cpu` (the measurement CPU unless the attr says on_cpu). */
+int posix_pin_attr(pthread_attr_t *attr, int cpu);
 /* Stack size of a thread created without one (rtb_thread_attr.stack_bytes 0). */
 size_t posix_default_stack_bytes(void);
 /* Nanoseconds of CLOCK_MONOTONIC. */

@@ -118,7 +118,14 @@ int rtb_port_thread_create(struct rtb_thread **out, const struct rtb_thread_attr
 		stack = (size_t)PTHREAD_STACK_MIN;
 	pthread_attr_init(&pa);
 	pthread_attr_setstacksize(&pa, stack);
-	posix_pin_attr(&pa);
+	int pin = posix_pin_attr(&pa, attr->on_cpu ? attr->cpu : posix.cpu);
+	if (pin != 0) {
+		pthread_attr_destroy(&pa);
+		sem_destroy(&t->gate);
+		sem_destroy(&t->suspend);
+		free(t);
+		return pin == ENOTSUP ? RTB_E_UNSUPPORTED : RTB_E_INVALID;
+	}
 	pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
 	if (posix.realtime) {
 		struct sched_param sp = {.sched_priority = native};

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from rtbench import __version__, build, catalog, export, runner, system, targets
+from rtbench import __version__, build, catalog, export, runner, runplan, system, targets
 from rtbench.compare import command as compare_command
 from rtbench.cpulock import CpuLock
 from rtbench.errors import RtbenchError, StorageError, UsageError
@@ -159,6 +159,7 @@ def build_parser() -> _Parser:
         default="glibc",
         help="C library of the core built for the target (musl: a static musl build)",
     )
+    runplan.add_arguments(run)
 
     lst = sub.add_parser("list", help="show the scenario catalog")
     lst.add_argument("--json", action="store_true", help="machine-readable output")
@@ -333,6 +334,7 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if len(set(specs)) != len(specs):
         raise UsageError("Each --target may be given once.")
     chosen = [targets.parse(spec, libc=args.libc) for spec in specs]
+    runplan.precheck(args, [t.kind for t in chosen])
     sets = _check_sets(args.sets)
     scale = runner.deadline_scale()
     out = _check_out(args.out, args.profile)
@@ -394,11 +396,14 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
             "measured (see `rtbench list`)."
         )
 
-    lock: CpuLock | None = None  # held until this function returns
+    plan = runplan.prepare(args, core_catalog, selection, cpu, target.kind)
+
+    locks: list[CpuLock] = []  # held until this function returns
     if target.kind == "local":
         # Two runs measuring on one CPU of this machine would disturb each other.
-        lock = CpuLock(cpu)
-        lock.acquire(wait=args.wait, say=_err)
+        locks = [CpuLock(c) for c in sorted({cpu, *plan.measure.cpus})]
+        for lock in locks:  # every measured CPU
+            lock.acquire(wait=args.wait, say=_err)
     _create_out(out)
     snap = target.snapshot(cpu, cpu_given=args.cpu is not None)
     cavs = target.caveats(snap)
@@ -428,6 +433,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         raw_max=args.raw_max,
         deadline_scale=scale,
         command_line=("rtbench", *argv),
+        measure=plan.measure,
     )
     count = sum(1 for u in selection.units if u.name != runner.CALIBRATION)
     where = "" if target.kind == "local" else f"target {target.spec}, "
@@ -435,12 +441,27 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         f"rtbench run: {where}profile {args.profile}, CPU {cpu}, the calibration and {count} "
         f"more scenario(s); results in {out}"
     )
-    hooks = [TraceHook()] if args.trace else []
+    trace_hooks = [TraceHook(cpus=(cpu, *plan.measure.cpus))] if args.trace else []
     run = runner.Run(
-        options, target, core_catalog, selection, snap, cavs, ui, progress, out.name, hooks=hooks
+        options,
+        target,
+        core_catalog,
+        selection,
+        snap,
+        cavs,
+        ui,
+        progress,
+        out.name,
+        hooks=(*plan.hooks, *trace_hooks),
+        should_stop=plan.should_stop,
     )
     doc = run.execute()
     failure = run.storage_failure
+    if failure is None:
+        try:
+            doc = runplan.judge(plan, doc, out)
+        except OSError as e:
+            failure = f"cannot write {RESULTS_FILE} in {out}: {e.strerror or e}"
     if failure is None:
         try:
             _write_html(out, doc)
@@ -455,7 +476,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
             f"{failure[0].upper()}{failure[1:]}; the run stopped there, what was stored "
             f"before is intact in {out}, and host settings were restored."
         )
-    status = runner.exit_status(doc)
+    status = runplan.exit_status(doc, runner.exit_status(doc))
     if status == 130:
         _err(f"Interrupted; what was measured is in {out}.")
     elif run.target_gone is not None:

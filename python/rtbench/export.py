@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from rtbench import reference, units
+from rtbench.report import requirements as req_report
 from rtbench.report import terminal
 from rtbench.report.common import STATUS_WORDS, first_meta, row_unit, verdicts
 from rtbench.results import ResultsDocument
@@ -146,6 +147,10 @@ def markdown(doc: ResultsDocument, *, with_reference: bool = False) -> str:
             f"- imported from {run.source.get('tool')} {run.source.get('version') or ''} "
             f"({run.source.get('file')})"
         )
+    conditions = req_report.conditions_line(doc)
+    if conditions:
+        out.append(f"- {_md(conditions)}")
+    out += [f"- {_md(line.strip())}" for line in req_report.terminal_lines(doc.requirements)]
     if not run.complete:
         out.append("- **INCOMPLETE run**")
     if not run.realtime:

@@ -48,6 +48,7 @@ class Progress:
         self._done_actual = 0.0
         self._bar_shown = False
         self._last_plain_progress = 0.0
+        self._live = ""
 
     def start(self, estimates_s: Sequence[float]) -> None:
         """The run will execute these scenarios, estimated to take these seconds each."""
@@ -93,6 +94,13 @@ class Progress:
             f"{format_seconds(self.elapsed_s())} elapsed, ETA {format_seconds(self.eta_s())}  "
             f"{what} ({format_seconds(running)})"
         )
+        if self._live:
+            # the latency so far, per CPU: what a long run is watched for (the
+            # scenario's name was on the line before its first progress record)
+            text = (
+                f"[{self._index + 1}/{self.total}] {share:4.0%} ETA "
+                f"{format_seconds(self.eta_s())}  {self._live}"
+            )
         return text[: max(width - 1, 10)]
 
     def begin(self, index: int, name: str, label: str = "") -> None:
@@ -102,12 +110,17 @@ class Progress:
         self._label = label
         self._started = self._clock()
         self._fraction = None
+        self._live = ""
         self._last_plain_progress = self._started
         self._draw()
 
-    def fraction(self, value: float, message: str = "") -> None:
-        """The running scenario says how far it is (a `progress` log record)."""
+    def fraction(self, value: float, message: str = "", *, live: bool = False) -> None:
+        """The running scenario says how far it is (a `progress` log record); a
+        `live` message (latency so far) is shown on the terminal's line only."""
         self._fraction = min(max(value, 0.0), 1.0)
+        self._live = message if live else ""
+        if live and not self._interactive:
+            return
         if self._interactive:
             self._draw()
         elif self._clock() - self._last_plain_progress >= _PLAIN_PROGRESS_EVERY_S:

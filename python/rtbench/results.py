@@ -287,9 +287,11 @@ class ResultsDocument:
     calibration: Calibration | None
     scenarios: tuple[ScenarioOutcome, ...]
     rtbench_version: str = field(default=__version__)
+    # The user's requirements as judged after the run (rtbench.requirements.evaluate).
+    requirements: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self) -> Json:
-        return {
+        data: Json = {
             "schema": RESULTS_SCHEMA,
             "schema_version": RESULTS_SCHEMA_VERSION,
             "protocol_version": PROTOCOL_VERSION,
@@ -304,6 +306,9 @@ class ResultsDocument:
             "calibration": None if self.calibration is None else self.calibration.to_json(),
             "scenarios": [s.to_json() for s in self.scenarios],
         }
+        if self.requirements:
+            data["requirements"] = [dict(r) for r in self.requirements]
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ResultsDocument:
@@ -316,6 +321,7 @@ class ResultsDocument:
             calibration=None if cal is None else Calibration.from_json(cal),
             scenarios=tuple(ScenarioOutcome.from_json(s) for s in data["scenarios"]),
             rtbench_version=str(data["rtbench_version"]),
+            requirements=tuple(dict(r) for r in data.get("requirements") or ()),
         )
 
 

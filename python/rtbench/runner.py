@@ -35,6 +35,7 @@ from typing import Any
 from rtbench.catalog import CatalogId, CoreScenario, Selection, SpecEntry
 from rtbench.errors import CoreError, UsageError
 from rtbench.hooks import HookContext, RunHook
+from rtbench.measure import MeasureOptions, live_text
 from rtbench.progress import Progress
 from rtbench.records import (
     PROTOCOL_VERSION,
@@ -97,6 +98,8 @@ class RunOptions:
     raw_max: int | None = None
     deadline_scale: float = 1.0
     command_line: tuple[str, ...] = ()
+    # --cpus, --duration and --break for the scenarios that take them (rtbench.measure)
+    measure: MeasureOptions = field(default_factory=MeasureOptions)
 
 
 class Ui:
@@ -128,6 +131,10 @@ def query_catalog(transport: Transport, cpu: int) -> tuple[Record, list[CoreScen
         stream = transport.start(["list", "--cpu", str(cpu)])
     except OSError as e:
         raise CoreError(f"Cannot start rtbench-core: {e.strerror or e}.") from None
+    except TargetLost as e:
+        raise CoreError(
+            f"The target was lost before rtbench-core could list its scenarios: {e}."
+        ) from None
     meta: Record | None = None
     scenarios: list[CoreScenario] = []
     problem: str | None = None
@@ -142,6 +149,10 @@ def query_catalog(transport: Transport, cpu: int) -> tuple[Record, list[CoreScen
                 line = stream.read_line(POLL_S)
             except EndOfStream:
                 break
+            except TargetLost as e:
+                raise CoreError(
+                    f"The target was lost while rtbench-core listed its scenarios: {e}."
+                ) from None
             if line is None or not line.strip():
                 continue
             try:
@@ -219,7 +230,8 @@ class _Collector:
         where = record.get("scenario", "rtbench-core")
         if level == "progress":
             if "progress" in record:
-                self.progress.fraction(float(record["progress"]), str(record["message"]))
+                live = live_text(record)
+                self.progress.fraction(float(record["progress"]), live or "", live=live is not None)
         elif level in ("warning", "error"):
             self.ui.warn(f"{where}: {record['message']}")
             if level == "error":
@@ -248,11 +260,15 @@ class Run:
         progress: Progress,
         run_id: str,
         hooks: Sequence[RunHook] = (),
+        should_stop: Callable[[ScenarioOutcome], str | None] | None = None,
     ) -> None:
         self.options = options
         self.target = target
         self.transport: Transport = target.transport()
         self.hooks = tuple(hooks)
+        # asked after every unit; a reason stops the run there (--break)
+        self.should_stop = should_stop
+        self.broken: str | None = None
         # why the run could not go on after its target was lost
         self.target_gone: str | None = None
         self.core_catalog = list(core_catalog)
@@ -317,6 +333,7 @@ class Run:
                 "dma_latency": opts.dma_latency,
                 "lift_rt_throttle": opts.lift_rt_throttle,
                 "deadline_scale": opts.deadline_scale,
+                **opts.measure.to_json(),
             },
             core=self._core_description(),
             target_info=self.target.describe(),
@@ -387,7 +404,10 @@ class Run:
             self._start_hooks()
             self._run_units()
             self.complete = (
-                not self.interrupted and self.storage_failure is None and self.target_gone is None
+                not self.interrupted
+                and self.storage_failure is None
+                and self.target_gone is None
+                and self.broken is None
             )
         finally:
             try:
@@ -413,6 +433,7 @@ class Run:
         )
         for hook in self.hooks:
             hook.start(ctx)
+            self.save()  # what the hook started is on record at once
 
     def _stop_hooks(self) -> None:
         for hook in reversed(self.hooks):
@@ -465,6 +486,10 @@ class Run:
                     self.interrupted = True
                     break
                 if self.storage_failure is not None:
+                    break
+                self.broken = self.should_stop(outcome) if self.should_stop else None
+                if self.broken is not None:
+                    self.ui.warn(f"Stopping the run: {self.broken} (--break).")
                     break
         finally:
             progress.close()
@@ -538,10 +563,14 @@ class Run:
         if unit is not self._cal_unit or unit in self.selection.units:
             for key, value in opts.sets:
                 args += ["--set", f"{key}={value}"]
+        if unit is not self._cal_unit:
+            args += opts.measure.core_args(unit, opts.profile, opts.cpu)
         return args
 
     def _run_unit(self, index: int, unit: CoreScenario, progress: Progress) -> ScenarioOutcome:
         deadline_ms = unit.deadline_ms[self.options.profile]
+        if unit is not self._cal_unit:  # a longer --duration moves the deadline
+            deadline_ms = self.options.measure.deadline_ms(unit, self.options.profile)
         base = ScenarioOutcome(
             name=unit.name,
             ids=unit.ids,

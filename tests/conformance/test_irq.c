@@ -310,6 +310,57 @@ static void test_timer(void)
 	free(out);
 }
 
+/* cpu_mask: one measuring thread per CPU, each with its own result (param
+ * "cpu") and periods row; a CPU that does not exist fails the scenario. */
+static void test_timer_per_cpu(void)
+{
+	const struct rtb_port_info *info = rtb_port_info();
+	char mask[64], needle[32];
+	int rc;
+
+	if (!(info->caps & RTB_CAP_PINNING) || info->cpu_count < 2) {
+		printf("skip: per-CPU timer needs two CPUs and thread placement\n");
+		return;
+	}
+	snprintf(mask, sizeof(mask), "cpu_mask=%d", (1 << 0) | (1 << info->cpu));
+	const char *opts[] = {"iterations=200", mask, NULL};
+	char *out = conf_run("timer.periodic.latency", opts, &rc);
+	CHECK(rc == RTB_OK);
+	CHECK_EQ_U64((uint64_t)conf_count(out, "result"), info->cpu == 0 ? 1 : 2);
+	snprintf(needle, sizeof(needle), "\"cpu\":%d}", info->cpu);
+	CHECK(conf_find(out, "result", "\"metric\":\"latency\"", needle, NULL) != NULL);
+	CHECK(conf_find(out, "table", "\"name\":\"periods\"", "{\"name\":\"cpu\"", NULL) != NULL);
+	free(out);
+
+	/* a CPU beyond any machine's: the thread cannot be placed */
+	const char *bad[] = {"iterations=50", "cpu_mask=9223372036854775808", NULL};
+	out = conf_run("timer.periodic.latency", bad, &rc);
+	CHECK(rc != RTB_OK);
+	CHECK(conf_count(out, "result") == 0);
+	free(out);
+}
+
+/* break_ns: a limit no wake-up can meet (1 ns) stops the loop at its first
+ * measured sample; without it the same run measures every period. */
+static void test_timer_break(void)
+{
+	int rc;
+	const char *opts[] = {"iterations=2000", "break_ns=1", NULL};
+	char *out = conf_run("timer.periodic.latency", opts, &rc);
+
+	CHECK(rc == RTB_OK);
+	const char *rec = check_result(out, "timer.periodic.latency", "latency");
+	CHECK(rec != NULL && conf_field(strstr(rec, "\"stats\":{"), "count") == 1);
+	CHECK(conf_find(out, "log", "break_ns", NULL) != NULL);
+	free(out);
+	const char *control[] = {"iterations=300", NULL};
+	out = conf_run("timer.periodic.latency", control, &rc);
+	rec = check_result(out, "timer.periodic.latency", "latency");
+	CHECK(rec != NULL && conf_field(strstr(rec, "\"stats\":{"), "count") > 1);
+	CHECK(conf_find(out, "log", "break_ns", NULL) == NULL);
+	free(out);
+}
+
 int main(void)
 {
 	int rc = conf_init(true);
@@ -319,5 +370,7 @@ int main(void)
 	test_to_thread();
 	test_sustained();
 	test_timer();
+	test_timer_per_cpu();
+	test_timer_break();
 	return check_exit();
 }

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from rtbench.measure import live_text
 from rtbench.progress import Progress
 
 
@@ -93,3 +94,25 @@ def test_plain_output_has_no_progress_line() -> None:
     p.tick()
     p.fraction(0.5)
     assert out.getvalue() == ""
+
+
+def test_live_latency_on_the_terminal_line_only() -> None:
+    """A per-CPU scenario's latency so far shows on a terminal's line and nowhere
+    when the stream is not a terminal."""
+    record = {"live": [{"cpu": 0, "now_ns": 12_100, "max_ns": 48_000}, {"cpu": 1, "now_ns": 900,
+              "max_ns": 2_000_000}]}  # fmt: skip
+    text = live_text(record)
+    assert text == "CPU0 now 12.1 µs max 48.0 µs  CPU1 now 900 ns max 2.00 ms"
+    assert live_text({"progress": 0.5}) is None
+    tty = io.StringIO()
+    shown = Progress(tty, interactive=True, clock=lambda: 10.0)
+    shown.start([5.0])
+    shown.begin(0, "timer.periodic.latency")
+    shown.fraction(0.5, text, live=True)
+    assert "CPU1 now 900 ns max 2.00 ms" in shown.line(200)
+    quiet = io.StringIO()
+    plain = Progress(quiet, interactive=False, clock=lambda: 100.0)
+    plain.start([5.0])
+    plain.begin(0, "timer.periodic.latency")
+    plain.fraction(0.5, text, live=True)
+    assert "CPU0" not in quiet.getvalue()

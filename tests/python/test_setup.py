@@ -73,6 +73,8 @@ CROSS_TOOLS = (
     "qemu-aarch64-static",
 )
 QEMU_TOOLS = ("qemu-system-x86_64", "qemu-system-aarch64", "gpgv")
+# what the SSH target's tests (ip) and the background load's (stress-ng, hackbench) need
+OTHER_DEV_TOOLS = ("ip", "stress-ng", "hackbench")
 
 
 def _bootstrap_tree(tmp_path: Path) -> tuple[Path, Path]:
@@ -127,6 +129,7 @@ def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
     bin_dir.mkdir()
     for tool in (
         *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *OTHER_DEV_TOOLS,
         *("cat", "dirname"),
     ):
         (bin_dir / tool).symlink_to("/bin/true")
@@ -165,6 +168,7 @@ def test_bootstrap_wants_the_target_toolchains_for_the_tests_only(tmp_path: Path
     bin_dir.mkdir()
     for tool in (
         *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *OTHER_DEV_TOOLS,
         *("cat", "dirname"),
     ):
         (bin_dir / tool).symlink_to("/bin/true")
@@ -201,6 +205,7 @@ def test_bootstrap_wants_qemu_and_gpgv_for_the_tests_only(tmp_path: Path) -> Non
     bin_dir.mkdir()
     for tool in (
         *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *OTHER_DEV_TOOLS,
         *("cat", "dirname", "chromium", "chromedriver", *CROSS_TOOLS),
     ):
         (bin_dir / tool).symlink_to("/bin/true")
@@ -239,3 +244,34 @@ def test_read_only_checkout_uses_its_own_up_to_date_build(
     mine = build.user_build_dir(ROOT)
     assert mine.is_relative_to(tmp_path / "rtbench")
     assert build.user_build_dir(ROOT / "elsewhere") != mine
+
+
+def test_bootstrap_wants_iproute2_for_the_ssh_tests_only(tmp_path: Path) -> None:
+    """The SSH target's tests make a network namespace with `ip`: the dev set names
+    iproute2 when it is missing, the runtime set never does."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in (
+        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
+        *("cat", "dirname", "chromium", "chromedriver", "stress-ng", "hackbench"),
+        *CROSS_TOOLS,
+        *QEMU_TOOLS,
+    ):
+        (bin_dir / tool).symlink_to("/bin/true")
+    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
+
+    def missing(want: str) -> str:
+        done = subprocess.run(
+            ["/bin/bash", "-c", f"HOSTTYPE=x86_64; {script} {want}"],
+            env={"PATH": str(bin_dir)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        return done.stdout.strip()
+
+    assert "iproute2" in missing("dev").split()
+    assert missing("runtime") == ""
+    (bin_dir / "ip").symlink_to("/bin/true")
+    assert "iproute2" not in missing("dev").split()

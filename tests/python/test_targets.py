@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 
 from rtbench import catalog, runner, targets
 from rtbench.catalog import CoreScenario
-from rtbench.errors import UsageError
+from rtbench.errors import CoreError, UsageError
 from rtbench.hooks import HookContext
 from rtbench.paths import ROOT
 from rtbench.progress import Progress
@@ -67,7 +68,7 @@ class _ScriptedTransport:
         self._local = LocalProcess(core, child_cpus=set(os.sched_getaffinity(0)))
         self.vanish_in = vanish_in
 
-    def start(self, args: list[str]) -> CoreStream:
+    def start(self, args: Sequence[str]) -> CoreStream:
         stream = self._local.start(args)
         if self.vanish_in in args:
             return _VanishingStream(stream, after=2)
@@ -205,3 +206,14 @@ def test_targets_command_lists_the_kinds(run_cli: Any) -> None:
     done = run_cli("run", "--target", "vax:11")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "Unknown target 'vax:11'" in done.stderr
+
+
+def test_a_target_lost_while_listing_is_one_sentence(
+    core_binary: Path, measurement_cpu: int
+) -> None:
+    transport = _ScriptedTransport(core_binary, vanish_in="list", recovers=False)
+    with pytest.raises(CoreError, match=r"^The target was lost while rtbench-core listed"):
+        runner.query_catalog(transport, measurement_cpu)
+    control = _ScriptedTransport(core_binary, vanish_in="run", recovers=False)
+    _meta, listed = runner.query_catalog(control, measurement_cpu)
+    assert listed

@@ -495,6 +495,11 @@ extern const struct rtb_scenario *const *rtb_scenarios;
 extern const uint32_t rtb_scenario_count;
 const struct rtb_scenario *rtb_scenario_find(const char *name);
 
+/* Deadline of the scenarios run by rtb_main() when the controller moved it
+ * (--deadline-ms, e.g. for a longer duration_ms); 0: the catalog's. The
+ * time budget is 80 % of it. */
+extern uint64_t rtb_deadline_override_ms;
+
 /* Run one scenario and emit its records and its `end` record. */
 int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uint32_t raw_max,
 		     const struct rtb_option *options, uint32_t noptions);
@@ -503,11 +508,28 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
  *   list
  *   run --profile P --scenario NAME [...] [--cpu N] [--raw-max N]
  *       [--overhead-ticks N] [--counter-hz N] [--set key=value ...]
- *       [--no-realtime] [--no-mlock]
+ *       [--deadline-ms N] [--no-realtime] [--no-mlock]
  * Returns the process exit status (0 ok, 2 bad usage, 1 failure). */
 int rtb_main(int argc, char **argv);
 
 /* ---- scenario building blocks (never on a timed path) ------------------- */
+
+/* One measuring thread per CPU (option cpu_mask: bit N is CPU N). */
+#define RTB_CPUS_MAX 64
+/* The CPUs a per-CPU scenario measures on: those of option cpu_mask, or
+ * only the measurement CPU when it is absent or 0. Returns how many. */
+uint32_t rtb_ctx_cpus(const struct rtb_ctx *ctx, int cpus[RTB_CPUS_MAX]);
+/* True when the scenario was given cpu_mask (its metrics then carry a "cpu"
+ * parameter). */
+bool rtb_ctx_per_cpu(const struct rtb_ctx *ctx);
+/* Run fn(args + i * arg_size) in one thread per CPU, cpus[i], at priority
+ * prio, all started together, and wait until every one has returned. While
+ * waiting, the calling thread calls tick(args, n) every tick_ns (a progress
+ * record, never a measurement) when tick is not NULL. Returns RTB_OK, or the
+ * error of the first thread that could not be created (then none runs fn).
+ * The threads must end by themselves (rtb_ctx_expired()). */
+int rtb_run_per_cpu(const int *cpus, uint32_t n, int prio, rtb_thread_fn fn, void *args,
+		    size_t arg_size, void (*tick)(void *args, uint32_t n), uint64_t tick_ns);
 
 /* Sleep in steps of 100 us until *counter reaches want; false once
  * timeout_ns has passed. For a controller waiting on threads that may not

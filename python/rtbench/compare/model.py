@@ -20,6 +20,7 @@ from rtbench import units
 from rtbench.compare import stats as cstats
 from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
+from rtbench.load import summary as load_summary
 from rtbench.records import params_key
 from rtbench.report.common import VerdictView, first_meta, verdicts
 from rtbench.resolution import Resolution
@@ -421,7 +422,12 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
                 f"{system.letter} is imported from {system.doc.run.source.get('tool')}: "
                 "its figures were measured by another tool, with its own method and resolution."
             )
+    base_load = load_summary(dict(base.doc.run.conditions or {})) or "none"
     for system in systems[1:]:
+        # a run under --load against one without: the point of such a comparison
+        other_load = load_summary(dict(system.doc.run.conditions or {})) or "none"
+        if other_load != base_load:
+            out.append(f"load differs: A {base_load}, {system.letter} {other_load}.")
         facts = _run_facts(system)
         for name, value in facts.items():
             # "-" is unknown (an imported result has no core, counter or port): not a difference.

@@ -150,7 +150,12 @@ def metric_display_names(outcome: ScenarioOutcome, metrics: Sequence[MetricSumma
     for m in metrics:
         name = f"{m.scenario} {m.metric}"
         if seen[(m.scenario, m.metric)] > 1 and m.params:
-            name += " [" + ", ".join(f"{k}={v}" for k, v in m.params.items()) + "]"
+            same = [o for o in metrics if (o.scenario, o.metric) == (m.scenario, m.metric)]
+            # only the params that differ between them (the CPU of a per-CPU run)
+            shown = {
+                k: v for k, v in m.params.items() if len({str(o.params.get(k)) for o in same}) > 1
+            } or dict(m.params)
+            name += " [" + ", ".join(f"{k}={v}" for k, v in shown.items()) + "]"
         names.append(name)
     return names
 
@@ -389,6 +394,9 @@ class Sweep:
     points: tuple[tuple[float, MetricSummary], ...]
 
 
+PER_CPU_PARAM = "cpu"  # the metric parameter of per-CPU scenarios (--cpus)
+
+
 def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
     """Groups of at least `minimum` metrics with the same scenario and metric name
     whose parameters differ in exactly one numeric key."""
@@ -406,7 +414,8 @@ def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
         if len(varying) != 1:
             continue
         key = varying[0]
-        if not all(is_number(m.params[key]) for m in group):
+        # CPUs are not a sweep: each measured CPU keeps a row of its own
+        if key == PER_CPU_PARAM or not all(is_number(m.params[key]) for m in group):
             continue
         points = tuple(sorted(((float(m.params[key]), m) for m in group), key=lambda p: p[0]))
         out.append(Sweep(scenario, metric, key, points))

@@ -22,6 +22,7 @@ from typing import Any
 
 from rtbench import units
 from rtbench.report import charts
+from rtbench.report import requirements as req_report
 from rtbench.report import svg as svgs
 from rtbench.report.common import (
     EMULATED_BANNER,
@@ -72,7 +73,7 @@ def render(doc: ResultsDocument, series: Mapping[str, Sequence[float]]) -> str:
     """The report as HTML text; `series` maps a samples CSV path to its values."""
     run = doc.run
     families = by_family(doc)
-    parts: list[str] = [_header(doc), _toc(families)]
+    parts: list[str] = [_header(doc), req_report.html_top(doc), _toc(families)]
     if not run.realtime:
         parts.append(
             '<p class="banner">NOT REAL-TIME: the core ran without a real-time scheduling '

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rtbench import units
+from rtbench.report import requirements as req_report
 from rtbench.report.common import (
     EMULATED_BANNER,
     STATUS_WORDS,
@@ -125,6 +126,7 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
     if run.interrupted:
         state += " (interrupted)"
     lines.append(f"started {run.started}, finished {run.finished or '-'}, {state}")
+    lines += req_report.top_lines(doc)
     if not run.realtime:
         lines.append("")
         lines.append(
@@ -370,6 +372,7 @@ def _summary_line(doc: ResultsDocument) -> str:
 def _summary(doc: ResultsDocument, s: _Style, location: str | None, width: int) -> str:
     run = doc.run
     lines = _summary_header(doc, s, width)
+    lines += req_report.top_lines(doc)
     if not run.realtime:
         lines += [
             "",

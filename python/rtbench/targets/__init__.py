@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from rtbench.errors import UsageError
 from rtbench.targets.base import Target
 from rtbench.targets.local import LocalTarget
+from rtbench.targets.ssh import SshTarget
+from rtbench.targets.ssh_link import ssh_ready
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,15 @@ KINDS: dict[str, Kind] = {
         needs="cmake and a C compiler; root for real-time priority",
         ready=_local_ready,
         make=lambda spec, libc: LocalTarget(spec, libc=libc),
+    ),
+    "ssh": Kind(
+        name="ssh",
+        syntax="ssh://[user@]host[:port]",
+        summary="a Linux machine reached with the system's OpenSSH client",
+        needs="ssh (openssh-client) and a key the target accepts without a prompt; "
+        "root on the target for real-time priority and its settings",
+        ready=ssh_ready,
+        make=lambda spec, libc: SshTarget(spec, libc=libc),
     ),
 }
 

@@ -45,8 +45,10 @@ class TraceHook:
 
     key = "trace"
 
-    def __init__(self, buffer_kb: int | None = None) -> None:
+    def __init__(self, buffer_kb: int | None = None, cpus: tuple[int, ...] = ()) -> None:
+        """`cpus`: every CPU the run measures on (the measurement CPU is added)."""
         self._buffer_kb = buffer_kb
+        self._cpus = cpus
         self._ctx: HookContext | None = None
         self._mount: Mount | None = None
         self._instance: Instance | None = None
@@ -72,8 +74,9 @@ class TraceHook:
         self._instance = Instance.create(self._mount)
         clocks = self._instance.clocks()
         clock = next((c for c in PREFERRED_CLOCKS if c in clocks), "local")
+        self._cpus = tuple(sorted({ctx.cpu, *self._cpus}))
         self._instance.configure(
-            clock, self._buffer_kb or BUFFER_KB.get(ctx.profile, 16384), cpu=ctx.cpu
+            clock, self._buffer_kb or BUFFER_KB.get(ctx.profile, 16384), cpus=self._cpus
         )
         (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)
         if self._instance.missing_events:
@@ -140,7 +143,7 @@ class TraceHook:
             "clock": inst.clock if inst else None,
             "events": list(inst.events) if inst else [],
             "missing_events": list(inst.missing_events) if inst else [],
-            "filtered_to_cpu": self._ctx.cpu if self._ctx else None,
+            "filtered_to_cpus": list(self._cpus),
             "unfiltered_events": list(inst.unfiltered) if inst else [],
             "buffer_kb_per_cpu": self._buffer_kb
             or (BUFFER_KB.get(self._ctx.profile, 16384) if self._ctx else None),
@@ -181,9 +184,9 @@ class TraceHook:
             shutil.copyfileobj(src, out, 1 << 20)
         raw.unlink()
 
-        cpu = ctx.cpu
+        measured = set(self._cpus or (ctx.cpu,))
         markers: dict[int, int] = {}
-        wakeups: list[Event] = []
+        wakeups: dict[int, list[Event]] = {c: [] for c in measured}
         count = [0]
 
         def wanted(events: Iterator[Event]) -> Iterator[Event]:
@@ -192,10 +195,12 @@ class TraceHook:
                 if e.name == MARKER and e.text.startswith(clockmap.SYNC_PREFIX):
                     with contextlib.suppress(ValueError, IndexError):
                         markers[int(e.text.split()[1])] = e.ts
-                if e.cpu == cpu:
+                if e.name == "sched_waking":
+                    target = int(e.args.get("target_cpu", -1))
+                    if target in measured and target != e.cpu:
+                        wakeups[target].append(e)
+                if e.cpu in measured:
                     yield e
-                elif e.name == "sched_waking" and e.args.get("target_cpu") == str(cpu):
-                    wakeups.append(e)
 
         lines = explain.timelines(wanted(read_events(dest)))
         points = [
@@ -234,14 +239,17 @@ class TraceHook:
                 f"(off by {cmap.counter_residual_ns or 0:.0f} ns); samples are placed through "
                 "the measured clock pairs instead."
             )
-        wake_ts = [e.ts for e in wakeups]
         records = []
         for record in outcome.records:
             if record.get("type") == "result" and "spans" in record:
+                # a metric measured on one of several CPUs names it (params.cpu)
+                cpu = (record.get("params") or {}).get("cpu", ctx.cpu)
+                woken = wakeups.get(cpu, [])
                 explained = dict(record)
                 explained["trace"] = explain_metric(
-                    record, lines.get(cpu), cmap, hz, wakeups, wake_ts, info["file"]
+                    record, lines.get(cpu), cmap, hz, woken, [e.ts for e in woken], info["file"]
                 )
+                explained["trace"]["cpu"] = cpu
                 records.append(explained)
             else:
                 records.append(record)

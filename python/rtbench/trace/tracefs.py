@@ -220,10 +220,10 @@ class Instance:
     def clocks(self) -> list[str]:
         return _read(self.path / "trace_clock").replace("[", "").replace("]", "").split()
 
-    def configure(self, clock: str, buffer_kb: int, cpu: int | None = None) -> None:
-        """Clock, buffer size and the events (those this kernel has); with `cpu`, each
-        event filtered to what happens on that CPU, and wake-ups and migrations that
-        target it from elsewhere (a filter the kernel refuses leaves its event whole)."""
+    def configure(self, clock: str, buffer_kb: int, cpus: tuple[int, ...] = ()) -> None:
+        """Clock, buffer size and the events (those this kernel has); with `cpus`, each
+        event filtered to what happens on those CPUs, and wake-ups and migrations that
+        target them from elsewhere (a filter the kernel refuses leaves its event whole)."""
         try:
             _write(self.path / "tracing_on", "0")
             _write(self.path / "trace_clock", clock)
@@ -233,8 +233,8 @@ class Instance:
             for event in EVENTS:
                 flag = self.path / "events" / event / "enable"
                 if flag.exists():
-                    if cpu is not None:
-                        self._filter(event, cpu)
+                    if cpus:
+                        self._filter(event, cpus)
                     _write(flag, "1")
                     found.append(event)
                 else:
@@ -245,14 +245,15 @@ class Instance:
                 f"--trace could not configure {self.path}: {e.strerror or e}."
             ) from None
 
-    def _filter(self, event: str, cpu: int) -> None:
+    def _filter(self, event: str, cpus: tuple[int, ...]) -> None:
         name = event.rsplit("/", 1)[1]
         if name in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
-            text = f"target_cpu == {cpu} || CPU == {cpu}"
+            fields: tuple[str, ...] = ("target_cpu", "CPU")
         elif name == "sched_migrate_task":
-            text = f"dest_cpu == {cpu} || orig_cpu == {cpu}"
+            fields = ("dest_cpu", "orig_cpu")
         else:
-            text = f"CPU == {cpu}"
+            fields = ("CPU",)
+        text = " || ".join(f"{f} == {c}" for f in fields for c in sorted(set(cpus)))
         try:
             _write(self.path / "events" / event / "filter", text)
         except OSError:
