@@ -188,3 +188,21 @@ def test_worst_sample_timeline_is_drawn() -> None:
     # control: a sample the trace does not cover draws nothing
     got["samples"][0]["covered"] = False
     assert timeline.worst_sample_svg(got) is None
+
+
+def test_idle_time_is_named_in_the_unexplained_part() -> None:
+    lines = [
+        _line("<idle>", 0, 1, 5000, "local_timer_entry", "vector=236"),
+        _line("<idle>", 0, 1, 5010, "local_timer_exit", "vector=236"),
+        _switch("<idle>", 0, 120, "rtbench-core", 80, 2, 5020),
+        _line("rtbench-core", 80, 1, 5030, "local_timer_entry", "vector=236"),
+    ]
+    events = [e for e in (parse_line(x) for x in lines) if e is not None]
+    w = explain.Window("worst", 0, 1, 15.0, 5000.0, 5030.0)
+    got = explain.explain_window(w, explain.timelines(events)[1], _map())
+    # the window: 5 ns of interrupt, 5 ns idle, 5 ns rtbench-core (2 units per ns)
+    assert got["idle_ns"] == 5.0 and got["self_ns"] == 5.0
+    assert got["line"] == (
+        "max 15.0 ns: local timer interrupt 5.00 ns; mostly not explained by the kernel "
+        "trace (67 % unexplained, CPU idle 5.00 ns)"
+    )

@@ -263,7 +263,7 @@ def explain_window(
         unexplained_share=round(share, 4),
         wakeups_from_other_cpus=woken[:16],
     )
-    out["line"] = summary_line(w, causes, window_ns, share)
+    out["line"] = summary_line(w, causes, window_ns, share, idle_ns)
     return out
 
 
@@ -275,16 +275,22 @@ def _head(w: Window) -> str:
 
 
 def summary_line(
-    w: Window, causes: Sequence[dict[str, Any]], window_ns: float, share: float
+    w: Window,
+    causes: Sequence[dict[str, Any]],
+    window_ns: float,
+    share: float,
+    idle_ns: float = 0.0,
 ) -> str:
-    """'max 412 µs: irq 24 virtio0-input 380 µs, softirq NET_RX 21 µs (2 % unexplained)'."""
-    named = [c for c in causes if window_ns > 0 and float(c["ns"]) >= LINE_MIN_SHARE * window_ns][
-        :LINE_MAX_CAUSES
-    ]
-    pct = f"{round(100 * share)} %"
+    """'max 412 µs: irq 24 virtio0-input 380 µs, softirq NET_RX 21 µs (2 % unexplained)';
+    idle time inside the window is named when it is a visible share of it."""
+    floor = LINE_MIN_SHARE * window_ns
+    named = [c for c in causes if window_ns > 0 and float(c["ns"]) >= floor][:LINE_MAX_CAUSES]
+    pct = f"{round(100 * share)} % unexplained"
+    if window_ns > 0 and idle_ns >= floor:
+        pct += f", CPU idle {format_duration(idle_ns)}"
     if not named:
-        return f"{_head(w)}: not explained by the kernel trace ({pct} unexplained)"
+        return f"{_head(w)}: not explained by the kernel trace ({pct})"
     text = ", ".join(f"{c['label']} {format_duration(float(c['ns']))}" for c in named)
     if share >= 0.5:
-        return f"{_head(w)}: {text}; mostly not explained by the kernel trace ({pct} unexplained)"
-    return f"{_head(w)}: {text} ({pct} unexplained)"
+        return f"{_head(w)}: {text}; mostly not explained by the kernel trace ({pct})"
+    return f"{_head(w)}: {text} ({pct})"
