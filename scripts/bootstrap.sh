@@ -52,6 +52,14 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v chromedriver >/dev/null 2>&1; then
 		missing="$missing chromium-driver"
 	fi
+	# The trace export tests read a CTF trace back with babeltrace2; the export
+	# writes it through babeltrace2's Python bindings (Debian's python3 only).
+	if [ "$want" = dev ] && ! command -v babeltrace2 >/dev/null 2>&1; then
+		missing="$missing babeltrace2"
+	fi
+	if [ "$want" = dev ] && ! [ -d /usr/lib/python3/dist-packages/bt2 ]; then
+		missing="$missing python3-bt2"
+	fi
 	# The SSH target's tests start a real sshd in a network namespace (the client,
 	# openssh-client, comes with it; `ip` makes the namespace).
 	if [ "$want" = dev ] && ! [ -x /usr/sbin/sshd ]; then

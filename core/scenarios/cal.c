@@ -47,7 +47,7 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	for (uint64_t i = 0; i < n + r.warmup_target; i++) {
 		uint64_t t0 = rtb_port_counter_read();
 		uint64_t t1 = rtb_port_counter_read();
-		rtb_recorder_add(&r, t1 - t0);
+		rtb_recorder_add_span(&r, t1 - t0, t0, t1, RTB_SPAN_COUNTER);
 	}
 	rtb_emit_result(&r);
 

@@ -401,7 +401,7 @@ static int duration_results(struct rtb_ctx *ctx, const char *id, const struct ti
 	bool seen_tick = false;
 	for (size_t i = 0; i < r->n; i++) {
 		uint64_t before = rl.count;
-		rtb_recorder_add_interval(&rl, 0, r->loops[i]);
+		rtb_recorder_add_ticks(&rl, r->loops[i]);
 		if (i >= r->warm) {
 			if (rl.count > before && rl.max_index == rl.count - 1)
 				rl.max_at_ticks = t;

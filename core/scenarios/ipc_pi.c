@@ -339,7 +339,7 @@ static void pi_drain(struct pi_run *run, struct rtb_recorder *rec)
 			if (rec != NULL && v == PI_NOT_SET_UP)
 				rtb_recorder_add_invalid(rec);
 			else if (rec != NULL)
-				rtb_recorder_add_interval(rec, 0, v);
+				rtb_recorder_add_ticks(rec, v);
 			g->tail = g->tail + 1;
 		}
 	}

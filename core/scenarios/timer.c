@@ -44,16 +44,19 @@ static uint64_t clock_read_cost_ns(void)
 	return best == UINT64_MAX ? 0 : best;
 }
 
-/* Like rtb_recorder_add_interval(), in ns and with the clock's read cost. */
-static void add_latency(struct rtb_recorder *r, uint64_t late_ns, uint64_t cost_ns)
+/* Like rtb_recorder_add_interval(), in ns and with the clock's read cost;
+ * the deadline and the wake-up reading are kept with the sample. */
+static void add_latency(struct rtb_recorder *r, uint64_t deadline, uint64_t woke, uint64_t cost_ns)
 {
+	uint64_t late_ns = woke - deadline;
+
 	if (late_ns < cost_ns) {
 		if (r->warmup_count >= r->warmup_target)
 			r->clamped++;
-		rtb_recorder_add(r, 0);
+		rtb_recorder_add_span(r, 0, deadline, woke, RTB_SPAN_TIME_NS);
 		return;
 	}
-	rtb_recorder_add(r, late_ns - cost_ns);
+	rtb_recorder_add_span(r, late_ns - cost_ns, deadline, woke, RTB_SPAN_TIME_NS);
 }
 
 struct periods {
@@ -148,7 +151,7 @@ static void timer_thread(void *arg)
 			continue;
 		}
 		uint64_t late = woke - deadline;
-		add_latency(&t->r, late, t->cost);
+		add_latency(&t->r, deadline, woke, t->cost);
 		late = late > t->cost ? late - t->cost : 0;
 		t->now_ns = late;
 		if (late > t->max_ns)

@@ -155,6 +155,53 @@ static void emit_histogram(struct rtb_json *j, const struct rtb_recorder *r)
 	rtb_json_obj_end(j);
 }
 
+static const char *span_clock_name(uint8_t clock)
+{
+	switch (clock) {
+	case RTB_SPAN_COUNTER:
+		return "counter";
+	case RTB_SPAN_TIME_NS:
+		return "time_ns";
+	default:
+		return "none";
+	}
+}
+
+static void emit_kept(struct rtb_json *j, const char *key, const struct rtb_kept_sample *k,
+		      uint32_t n)
+{
+	rtb_json_key(j, key);
+	rtb_json_arr_begin(j);
+	for (uint32_t i = 0; i < n; i++) {
+		rtb_json_obj_begin(j);
+		rtb_json_ku64(j, "index", k[i].index);
+		rtb_json_ku64(j, "value", k[i].value);
+		rtb_json_kstr(j, "clock", span_clock_name(k[i].clock));
+		if (k[i].clock != RTB_SPAN_NONE) {
+			rtb_json_ku64(j, "start", k[i].start);
+			rtb_json_ku64(j, "stop", k[i].stop);
+		}
+		rtb_json_obj_end(j);
+	}
+	rtb_json_arr_end(j);
+}
+
+/* The worst samples and a few near the median, with their readings. */
+static void emit_spans(struct rtb_json *j, const struct rtb_recorder *r)
+{
+	struct rtb_kept_sample worst[RTB_KEEP_WORST];
+	struct rtb_kept_sample near[RTB_KEEP_MEDIAN];
+	uint32_t nw = rtb_recorder_worst(r, worst, RTB_KEEP_WORST);
+	uint32_t nm = rtb_recorder_near(r, rtb_recorder_percentile(r, 0.5), near, RTB_KEEP_MEDIAN);
+
+	rtb_json_key(j, "spans");
+	rtb_json_obj_begin(j);
+	emit_kept(j, "worst", worst, nw);
+	emit_kept(j, "median", near, nm);
+	rtb_json_ku64(j, "spread_stride", r->spread_stride);
+	rtb_json_obj_end(j);
+}
+
 void rtb_emit_result(const struct rtb_recorder *r)
 {
 	const struct rtb_metric *m = &r->m;
@@ -172,6 +219,8 @@ void rtb_emit_result(const struct rtb_recorder *r)
 	rtb_json_ku64(j, "capacity", r->raw_max);
 	rtb_json_ku64(j, "chunks", chunks);
 	rtb_json_obj_end(j);
+	if (r->count > 0)
+		emit_spans(j, r);
 	rtb_record_end(j);
 
 	for (uint32_t c = 0; c < chunks; c++) {

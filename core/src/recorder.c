@@ -2,8 +2,10 @@
 /*
  * The recorder: exact count/min/max/sum/sum of squares, a log-linear
  * histogram over the whole uint64 range, a bounded raw series of the first
- * samples, warm-up and discard counts. rtb_recorder_add() does no allocation
- * and no call into the OS, so it may run between timed sections.
+ * samples, warm-up and discard counts, and the worst and a spread of samples
+ * kept whole (value, index, start and stop readings). rtb_recorder_add()
+ * does no allocation and no call into the OS, so it may run between timed
+ * sections.
  */
 #include "rtb/core.h"
 
@@ -145,11 +147,79 @@ void rtb_recorder_reset(struct rtb_recorder *r)
 	r->warmup_max = 0;
 	r->warmup_sum.lo = r->warmup_sum.hi = 0;
 	r->raw_len = 0;
+	r->nworst = 0;
+	r->nspread = 0;
+	r->spread_stride = 1;
 	if (r->hist != NULL)
 		rtb_memset(r->hist, 0, sizeof(uint64_t) * RTB_HIST_BUCKETS);
 }
 
-void rtb_recorder_add(struct rtb_recorder *r, uint64_t value)
+/* Is a worse than b? Larger value; on a tie the earlier sample. */
+static bool kept_worse(const struct rtb_kept_sample *a, const struct rtb_kept_sample *b)
+{
+	return a->value > b->value || (a->value == b->value && a->index < b->index);
+}
+
+static void kept_swap(struct rtb_kept_sample *a, struct rtb_kept_sample *b)
+{
+	struct rtb_kept_sample t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* The heap's root is the least bad kept sample: a new sample replaces it
+ * only when worse, so the common case is one comparison. */
+static void keep_worst(struct rtb_recorder *r, const struct rtb_kept_sample *s)
+{
+	struct rtb_kept_sample *h = r->worst;
+	uint32_t i;
+
+	if (r->nworst < RTB_KEEP_WORST) {
+		i = r->nworst++;
+		h[i] = *s;
+		while (i > 0 && kept_worse(&h[(i - 1) / 2], &h[i])) {
+			kept_swap(&h[(i - 1) / 2], &h[i]);
+			i = (i - 1) / 2;
+		}
+		return;
+	}
+	if (!kept_worse(s, &h[0]))
+		return;
+	h[0] = *s;
+	i = 0;
+	for (;;) {
+		uint32_t l = 2 * i + 1, rr = l + 1, least = i;
+		if (l < r->nworst && kept_worse(&h[least], &h[l]))
+			least = l;
+		if (rr < r->nworst && kept_worse(&h[least], &h[rr]))
+			least = rr;
+		if (least == i)
+			break;
+		kept_swap(&h[i], &h[least]);
+		i = least;
+	}
+}
+
+/* Every stride-th sample (the caller tests the stride); when full, drop
+ * every other one and double the stride, so the kept ones stay evenly
+ * spread over the whole run. */
+static void keep_spread(struct rtb_recorder *r, const struct rtb_kept_sample *s)
+{
+	if (r->nspread == RTB_KEEP_SPREAD) {
+		for (uint32_t i = 0; i < RTB_KEEP_SPREAD / 2; i++)
+			r->spread[i] = r->spread[2 * i];
+		r->nspread = RTB_KEEP_SPREAD / 2;
+		r->spread_stride *= 2;
+		if ((s->index & (r->spread_stride - 1)) != 0)
+			return;
+	}
+	r->spread[r->nspread++] = *s;
+}
+
+/* The body of every add, inlined into each so that a plain add pays no
+ * extra call for the readings it does not have. */
+static inline void add_sample(struct rtb_recorder *r, uint64_t value, uint64_t start, uint64_t stop,
+			      enum rtb_span_clock clock)
 {
 	if (r->warmup_count < r->warmup_target) {
 		if (r->warmup_count == 0)
@@ -174,22 +244,97 @@ void rtb_recorder_add(struct rtb_recorder *r, uint64_t value)
 	r->hist[rtb_hist_index(value)]++;
 	if (r->raw_len < r->raw_max)
 		r->raw[r->raw_len++] = value;
+
+	/* Usually neither branch is taken: a sample no worse than the least
+	 * kept one (a later sample never wins a tie), off the spread's stride
+	 * (a power of two, so a mask). */
+	if (r->nworst < RTB_KEEP_WORST || value > r->worst[0].value) {
+		struct rtb_kept_sample s = {value, r->count, start, stop, (uint8_t)clock};
+		keep_worst(r, &s);
+	}
+	if ((r->count & (r->spread_stride - 1)) == 0) {
+		struct rtb_kept_sample s = {value, r->count, start, stop, (uint8_t)clock};
+		keep_spread(r, &s);
+	}
 	r->count++;
+}
+
+void rtb_recorder_add_span(struct rtb_recorder *r, uint64_t value, uint64_t start, uint64_t stop,
+			   enum rtb_span_clock clock)
+{
+	add_sample(r, value, start, stop, clock);
+}
+
+void rtb_recorder_add(struct rtb_recorder *r, uint64_t value)
+{
+	add_sample(r, value, 0, 0, RTB_SPAN_NONE);
+}
+
+static uint64_t less_overhead(struct rtb_recorder *r, uint64_t d)
+{
+	uint64_t overhead = rtb_timing.overhead_ticks;
+
+	if (d >= overhead)
+		return d - overhead;
+	/* Only counted once past warm-up, like the sample itself. */
+	if (r->warmup_count >= r->warmup_target)
+		r->clamped++;
+	return 0;
 }
 
 void rtb_recorder_add_interval(struct rtb_recorder *r, uint64_t t_start, uint64_t t_stop)
 {
-	uint64_t d = t_stop - t_start;
-	uint64_t overhead = rtb_timing.overhead_ticks;
+	add_sample(r, less_overhead(r, t_stop - t_start), t_start, t_stop, RTB_SPAN_COUNTER);
+}
 
-	if (d < overhead) {
-		/* Only counted once past warm-up, like the sample itself. */
-		if (r->warmup_count >= r->warmup_target)
-			r->clamped++;
-		rtb_recorder_add(r, 0);
-		return;
+void rtb_recorder_add_ticks(struct rtb_recorder *r, uint64_t ticks)
+{
+	add_sample(r, less_overhead(r, ticks), 0, 0, RTB_SPAN_NONE);
+}
+
+uint32_t rtb_recorder_worst(const struct rtb_recorder *r, struct rtb_kept_sample *out, uint32_t n)
+{
+	uint32_t k = RTB_MIN(n, r->nworst);
+	bool taken[RTB_KEEP_WORST] = {false};
+
+	/* selection over at most RTB_KEEP_WORST entries, after the run */
+	for (uint32_t o = 0; o < k; o++) {
+		uint32_t best = RTB_KEEP_WORST;
+		for (uint32_t i = 0; i < r->nworst; i++) {
+			if (taken[i])
+				continue;
+			if (best == RTB_KEEP_WORST || kept_worse(&r->worst[i], &r->worst[best]))
+				best = i;
+		}
+		taken[best] = true;
+		out[o] = r->worst[best];
 	}
-	rtb_recorder_add(r, d - overhead);
+	return k;
+}
+
+uint32_t rtb_recorder_near(const struct rtb_recorder *r, uint64_t median,
+			   struct rtb_kept_sample *out, uint32_t n)
+{
+	uint32_t k = RTB_MIN(n, r->nspread);
+	bool taken[RTB_KEEP_SPREAD] = {false};
+
+	for (uint32_t o = 0; o < k; o++) {
+		uint32_t best = RTB_KEEP_SPREAD;
+		uint64_t best_d = 0;
+		for (uint32_t i = 0; i < r->nspread; i++) {
+			if (taken[i])
+				continue;
+			uint64_t v = r->spread[i].value;
+			uint64_t d = v > median ? v - median : median - v;
+			if (best == RTB_KEEP_SPREAD || d < best_d) {
+				best = i;
+				best_d = d;
+			}
+		}
+		taken[best] = true;
+		out[o] = r->spread[best];
+	}
+	return k;
 }
 
 void rtb_recorder_add_invalid(struct rtb_recorder *r)

@@ -120,7 +120,7 @@ static void ring_record(const struct ring *rg, struct rtb_recorder *r)
 				continue;
 			}
 			uint64_t before = r->count;
-			rtb_recorder_add_interval(r, 0, s->ticks);
+			rtb_recorder_add_interval(r, s->t1 - s->ticks, s->t1);
 			if (r->count > before && r->max_index == before)
 				r->max_at_ticks = s->t1 - r->origin_ticks;
 		}

@@ -270,8 +270,49 @@ static const char *first_missing_cap(uint32_t needed, uint32_t have)
 
 /* ---- running ------------------------------------------------------------- */
 
-static void emit_end(const char *scope, const char *scenario, const char *status,
-		     const char *reason, uint64_t elapsed_ticks)
+/* A counter reading and a rtb_port_time_ns() reading taken together: the
+ * counter midway between two reads around the clock read, from the tightest
+ * of a few tries (error_ticks: half that pair's spread). Lets a reader map
+ * kept samples of either clock onto the other (and onto a trace clock). */
+struct clock_pair {
+	uint64_t counter;
+	uint64_t time_ns;
+	uint64_t error_ticks;
+};
+
+#define CLOCK_PAIR_TRIES 8u
+
+static struct clock_pair clock_pair_read(void)
+{
+	struct clock_pair best = {0, 0, UINT64_MAX};
+
+	for (uint32_t i = 0; i < CLOCK_PAIR_TRIES; i++) {
+		uint64_t a = rtb_port_counter_read();
+		uint64_t t = rtb_port_time_ns();
+		uint64_t b = rtb_port_counter_read();
+		if (b < a)
+			continue;
+		if ((b - a) / 2 < best.error_ticks) {
+			best.counter = a + (b - a) / 2;
+			best.time_ns = t;
+			best.error_ticks = (b - a) / 2;
+		}
+	}
+	return best;
+}
+
+static void emit_clock_pair(struct rtb_json *j, const struct clock_pair *p)
+{
+	rtb_json_obj_begin(j);
+	rtb_json_ku64(j, "counter", p->counter);
+	rtb_json_ku64(j, "time_ns", p->time_ns);
+	rtb_json_ku64(j, "error_ticks", p->error_ticks);
+	rtb_json_obj_end(j);
+}
+
+static void emit_end_pairs(const char *scope, const char *scenario, const char *status,
+			   const char *reason, uint64_t elapsed_ticks,
+			   const struct clock_pair *first)
 {
 	struct rtb_json *j = rtb_record_begin("end", scenario);
 
@@ -280,7 +321,22 @@ static void emit_end(const char *scope, const char *scenario, const char *status
 	if (reason != NULL && reason[0] != '\0')
 		rtb_json_kstr(j, "reason", reason);
 	rtb_json_ku64(j, "elapsed_ns", rtb_ticks_to_ns(elapsed_ticks));
+	if (first != NULL && first->error_ticks != UINT64_MAX) {
+		struct clock_pair last = clock_pair_read();
+		rtb_json_key(j, "clock_pairs");
+		rtb_json_arr_begin(j);
+		emit_clock_pair(j, first);
+		if (last.error_ticks != UINT64_MAX)
+			emit_clock_pair(j, &last);
+		rtb_json_arr_end(j);
+	}
 	rtb_record_end(j);
+}
+
+static void emit_end(const char *scope, const char *scenario, const char *status,
+		     const char *reason, uint64_t elapsed_ticks)
+{
+	emit_end_pairs(scope, scenario, status, reason, elapsed_ticks, NULL);
 }
 
 uint64_t rtb_deadline_override_ms;
@@ -329,22 +385,24 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 		emit_end("scenario", s->name, "unsupported", ctx.reason, 0);
 		return RTB_E_UNSUPPORTED;
 	}
+	struct clock_pair first = clock_pair_read();
 	int rc = s->run(&ctx);
 	uint64_t elapsed = rtb_port_counter_read() - ctx.start_ticks;
 	if (rc == RTB_OK && rtb_port_stop_requested()) {
-		emit_end("scenario", s->name, "stopped",
-			 "stopped early on request; results cover the time it ran", elapsed);
+		emit_end_pairs("scenario", s->name, "stopped",
+			       "stopped early on request; results cover the time it ran", elapsed,
+			       &first);
 	} else if (rc == RTB_OK) {
-		emit_end("scenario", s->name, "ok", NULL, elapsed);
+		emit_end_pairs("scenario", s->name, "ok", NULL, elapsed, &first);
 	} else if (rc == RTB_E_UNSUPPORTED) {
-		emit_end("scenario", s->name, "unsupported",
-			 ctx.reason[0] != '\0' ? ctx.reason : "not supported on this port",
-			 elapsed);
+		emit_end_pairs("scenario", s->name, "unsupported",
+			       ctx.reason[0] != '\0' ? ctx.reason : "not supported on this port",
+			       elapsed, &first);
 	} else {
 		if (ctx.reason[0] == '\0')
 			rtb_fmt(ctx.reason, sizeof(ctx.reason), "failed: %s",
 				rtb_port_strerror(rc));
-		emit_end("scenario", s->name, "error", ctx.reason, elapsed);
+		emit_end_pairs("scenario", s->name, "error", ctx.reason, elapsed, &first);
 	}
 	return rc;
 }
@@ -519,6 +577,7 @@ static void emit_meta(const struct args *a, const struct rtb_counter_step *step)
 	struct rtb_json *j = rtb_record_begin("meta", NULL);
 
 	rtb_json_kstr(j, "tool", "rtbench-core");
+	rtb_json_ku64(j, "protocol_minor", RTB_PROTOCOL_MINOR);
 	rtb_json_kstr(j, "core_version", RTB_CORE_VERSION);
 	rtb_json_kstr(j, "port", info->port);
 	rtb_json_kstr(j, "os", info->os);

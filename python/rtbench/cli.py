@@ -40,6 +40,8 @@ from rtbench.results import (
     write_atomic,
 )
 from rtbench.targets.base import Target
+from rtbench.trace import command as trace_command
+from rtbench.trace.hook import TraceHook
 from rtbench.transport import LocalProcess
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
@@ -137,6 +139,12 @@ def build_parser() -> _Parser:
         help="when another rtbench run measures on the same CPU, wait for it to end",
     )
     run.add_argument(
+        "--trace",
+        action="store_true",
+        help="trace the kernel during each scenario and explain the worst samples "
+        "(docs/tracing.md)",
+    )
+    run.add_argument(
         "--target",
         dest="targets",
         action="append",
@@ -183,6 +191,7 @@ def build_parser() -> _Parser:
     )
 
     compare_command.add_parser(sub)
+    trace_command.add_parser(sub)
 
     tgt = sub.add_parser(
         "targets", help="the kinds of target rtbench can measure, and what each needs"
@@ -240,6 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_import(args)
         if args.command == "targets":
             return cmd_targets(args)
+        if args.command == "trace":
+            return trace_command.run(args)
         return cmd_show(args)
     except RtbenchError as e:
         _err(_styled(command, str(e)))
@@ -366,6 +377,10 @@ def _run_on(target: Target, asked: _Asked, out: Path) -> int:
 
 def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
     args, argv, sets, scale = asked.args, asked.argv, asked.sets, asked.scale
+    if args.trace and target.kind != "local":
+        raise UsageError(f"--trace works on the local target only for now, not on {target.spec}.")
+    if args.trace and os.geteuid() != 0:
+        raise UsageError("--trace needs root: it sets up a tracefs instance of its own.")
     cpu = target.check_cpu(args.cpu)
     transport = target.transport()
     _meta, core_catalog = runner.query_catalog(transport, cpu)
@@ -426,6 +441,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         f"rtbench run: {where}profile {args.profile}, CPU {cpu}, the calibration and {count} "
         f"more scenario(s); results in {out}"
     )
+    trace_hooks = [TraceHook(cpus=(cpu, *plan.measure.cpus))] if args.trace else []
     run = runner.Run(
         options,
         target,
@@ -436,7 +452,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         ui,
         progress,
         out.name,
-        hooks=plan.hooks,
+        hooks=(*plan.hooks, *trace_hooks),
         should_stop=plan.should_stop,
     )
     doc = run.execute()

@@ -22,6 +22,9 @@
 #include "rtb_port.h"
 
 #define RTB_PROTOCOL_VERSION 1
+/* Additions within version 1 that a reader may rely on when present:
+ * 1 = `spans` in result records and `clock_pairs` in scenario end records. */
+#define RTB_PROTOCOL_MINOR 1
 #define RTB_CORE_VERSION "0.1.0"
 
 /* ---- small helpers (no libc in the core) ----------------------------- */
@@ -129,6 +132,39 @@ struct rtb_metric {
 	uint32_t nparams;
 };
 
+/* What a kept sample's start and stop are read from. */
+enum rtb_span_clock {
+	RTB_SPAN_NONE = 0,    /* the scenario had only the difference */
+	RTB_SPAN_COUNTER = 1, /* rtb_port_counter_read() ticks */
+	RTB_SPAN_TIME_NS = 2, /* rtb_port_time_ns() nanoseconds */
+};
+
+/* One sample kept whole: its value, its index (0-based, after warm-up) and
+ * the start and stop readings it was computed from, so that what the OS did
+ * during it can be looked up afterwards (a kernel trace on the same clock). */
+struct rtb_kept_sample {
+	uint64_t value;
+	uint64_t index;
+	uint64_t start;
+	uint64_t stop;
+	uint8_t clock; /* enum rtb_span_clock */
+};
+
+/* The worst RTB_KEEP_WORST samples of every metric are kept (a min-heap:
+ * one comparison per sample once full), and RTB_KEEP_SPREAD samples spread
+ * evenly over the run (every stride-th, the stride doubling when full),
+ * from which the RTB_KEEP_MEDIAN closest to the median are emitted for
+ * contrast. All of it after the sample is taken, never inside it. */
+#ifndef RTB_KEEP_WORST
+#define RTB_KEEP_WORST 8u
+#endif
+#ifndef RTB_KEEP_SPREAD
+#define RTB_KEEP_SPREAD 32u /* even, at least 2 */
+#endif
+#ifndef RTB_KEEP_MEDIAN
+#define RTB_KEEP_MEDIAN 3u
+#endif
+
 struct rtb_recorder {
 	struct rtb_metric m;
 	uint32_t warmup_target; /* samples to run but not count */
@@ -150,6 +186,12 @@ struct rtb_recorder {
 	uint64_t warmup_min;
 	uint64_t warmup_max;
 	struct rtb_u128 warmup_sum;
+
+	struct rtb_kept_sample worst[RTB_KEEP_WORST]; /* min-heap on value */
+	uint32_t nworst;
+	struct rtb_kept_sample spread[RTB_KEEP_SPREAD]; /* ascending index */
+	uint32_t nspread;
+	uint64_t spread_stride;
 
 	uint64_t *hist; /* RTB_HIST_BUCKETS counters */
 	uint64_t *raw;	/* raw_max values */
@@ -173,8 +215,23 @@ void rtb_recorder_free(struct rtb_recorder *r);
 void rtb_recorder_reset(struct rtb_recorder *r);
 /* Add one value (already in the metric's unit). */
 void rtb_recorder_add(struct rtb_recorder *r, uint64_t value);
-/* Add t_stop - t_start - overhead, clamped at zero (and counted). */
+/* Add one value with the start and stop readings it came from (clock says
+ * which clock); the recorder keeps them for the worst and median samples. */
+void rtb_recorder_add_span(struct rtb_recorder *r, uint64_t value, uint64_t start, uint64_t stop,
+			   enum rtb_span_clock clock);
+/* Add t_stop - t_start - overhead, clamped at zero (and counted); the
+ * counter readings are kept with the sample. */
 void rtb_recorder_add_interval(struct rtb_recorder *r, uint64_t t_start, uint64_t t_stop);
+/* Like rtb_recorder_add_interval() for a scenario that has only the
+ * difference (ticks - overhead, clamped): no start or stop is kept. */
+void rtb_recorder_add_ticks(struct rtb_recorder *r, uint64_t ticks);
+/* The kept worst samples, largest first (ties: earliest first); returns
+ * how many were written to out (at most n). */
+uint32_t rtb_recorder_worst(const struct rtb_recorder *r, struct rtb_kept_sample *out, uint32_t n);
+/* Up to n of the spread samples closest to `median` (nearest first, ties:
+ * earliest first); returns how many. */
+uint32_t rtb_recorder_near(const struct rtb_recorder *r, uint64_t median,
+			   struct rtb_kept_sample *out, uint32_t n);
 /* Count a sample that was taken but is not valid (disturbed, lost, ...). */
 void rtb_recorder_add_invalid(struct rtb_recorder *r);
 /* Percentile q in [0,1] from the histogram, clamped to [min, max]. */

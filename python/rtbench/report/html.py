@@ -60,6 +60,8 @@ from rtbench.report.page import charts as chart_row
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
+from rtbench.trace import render as trace_render
+from rtbench.trace import timeline as trace_timeline
 
 _LONG_TABLE_ROWS = 16
 # A report stays well under half a megabyte, so it opens at once and can be mailed.
@@ -502,6 +504,16 @@ def _metric_block(
         figures.append(
             figure(drawn, f"Value of {which} in order; red marks: beyond the scale." + where)
         )
+    traced = trace_timeline.trace_of(outcome, m)
+    timeline = trace_timeline.worst_sample_svg(traced) if traced is not None else None
+    if timeline is not None:
+        figures.append(figure(*timeline))
+    if traced is not None:
+        html += (
+            "<details><summary>Kernel trace of the kept samples</summary><ul>"
+            + "".join(f"<li>{esc(line)}</li>" for line in trace_render.sample_lines(traced))
+            + "</ul></details>"
+        )
     if tick is not None:
         chart, first, above, lines = tick
         figures.append(
@@ -594,6 +606,7 @@ def _run_section(doc: ResultsDocument) -> str:
     ]
     if run.options.get("set"):
         rows.append(("options", json.dumps(run.options["set"])))
+    rows += trace_render.condition_rows(doc)
     html = '<section class="block" id="run"><h2>Run details</h2>' + kv_table(rows)
     if doc.calibration is not None:
         cal = doc.calibration
