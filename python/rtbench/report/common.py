@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from collections import Counter
@@ -460,3 +461,13 @@ def sweeps(metrics: Sequence[MetricSummary], minimum: int = 3) -> list[Sweep]:
 def is_number(value: Any) -> TypeGuard[int | float]:
     """A JSON number (not a boolean)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def run_seconds(doc: ResultsDocument) -> float | None:
+    """How long the run took, when both its times are known."""
+    try:
+        started = dt.datetime.fromisoformat(doc.run.started)
+        finished = dt.datetime.fromisoformat(doc.run.finished or "")
+    except ValueError:
+        return None
+    return max((finished - started).total_seconds(), 0.0)

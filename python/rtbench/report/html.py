@@ -15,7 +15,6 @@ metrics (keyed by the CSV path recorded in the document).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -45,6 +44,7 @@ from rtbench.report.common import (
     problem_units,
     response_rows,
     row_unit,
+    run_seconds,
     short_caveat,
     status_counts,
     summary_rows,
@@ -112,7 +112,7 @@ def render(doc: ResultsDocument, series: Mapping[str, Sequence[float]]) -> str:
 def _header(doc: ResultsDocument) -> str:
     run = doc.run
     state = "complete" if run.complete else "INCOMPLETE"
-    took = _run_seconds(doc)
+    took = run_seconds(doc)
     bits = [f"run {run.id}", f"profile {run.profile}", f"started {run.started}"]
     if took is not None:
         bits.append(f"took {units.format_seconds(took)}")
@@ -121,15 +121,6 @@ def _header(doc: ResultsDocument) -> str:
         '<header class="top"><h1>rtbench evaluation report</h1>'
         f'<p class="muted">{esc(" · ".join(bits))}</p></header>'
     )
-
-
-def _run_seconds(doc: ResultsDocument) -> float | None:
-    try:
-        started = dt.datetime.fromisoformat(doc.run.started)
-        finished = dt.datetime.fromisoformat(doc.run.finished or "")
-    except ValueError:
-        return None
-    return max((finished - started).total_seconds(), 0.0)
 
 
 def _toc(families: Sequence[tuple[str, list[ScenarioOutcome]]]) -> str:

@@ -14,7 +14,6 @@ in `rtbench show DIR --details` and in the HTML report.
 
 from __future__ import annotations
 
-import datetime as dt
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from rtbench.report.common import (
     one_line,
     problem_units,
     responses,
+    run_seconds,
     short_caveat,
     status_counts,
     verdict_counts,
@@ -115,15 +115,6 @@ def _wrap(text: str, width: int, indent: str = "", more: str = "  ") -> list[str
 
 
 # ---- the run and the system ---------------------------------------------------
-
-
-def run_seconds(doc: ResultsDocument) -> float | None:
-    try:
-        started = dt.datetime.fromisoformat(doc.run.started)
-        finished = dt.datetime.fromisoformat(doc.run.finished or "")
-    except ValueError:
-        return None
-    return max((finished - started).total_seconds(), 0.0)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
