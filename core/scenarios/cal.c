@@ -111,7 +111,7 @@ static int run_timestamp(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec cal_timestamp_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 
@@ -524,8 +524,8 @@ static int run_cpu(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec cal_cpu_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000u, "cold/warm runs of the code block"),
-	RTB_OPT_N("cal.cpu.passes", 1u, 10000000000ull, "passes over the small buffer"),
+	RTB_OPT_LEN("iterations", 1u, 10000000u, "cold/warm runs of the code block"),
+	RTB_OPT_LEN("cal.cpu.passes", 1u, 10000000000ull, "passes over the small buffer"),
 	RTB_OPT_N("cal.cpu.big_bytes", 4096u, 68719476736ull,
 		  "size of the buffer larger than the caches"),
 	RTB_OPT_END,

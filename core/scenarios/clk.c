@@ -887,8 +887,8 @@ static int run_tick(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec clk_tick_options[] = {
-	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
-	RTB_OPT_N("iterations", 1u, 1000000u, "sleeps per requested duration"),
+	RTB_OPT_LEN("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_LEN("iterations", 1u, 1000000u, "sleeps per requested duration"),
 	RTB_OPT_N("clk.tick.duration.loop_count", 1u, 100000000u,
 		  "busy-loop counter (default: tuned to about 20 us a loop)"),
 	RTB_OPT_N("clk.tick.duration.raw_max", 0u, 100000000u, "raw loops kept for the diagram"),

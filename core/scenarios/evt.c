@@ -155,9 +155,9 @@ static int run_arn(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec evt_arn_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
-	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
-		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("amortised_calls", 1u, 10000000000ull,
+		    "calls timed back to back for the amortised cross-check"),
 	RTB_OPT_END,
 };
 
@@ -305,7 +305,7 @@ free_rec:
 }
 
 static const struct rtb_option_spec evt_blk_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 

@@ -341,7 +341,7 @@ static int run_mq_wake(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec ipc_signal_wake_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured wake-ups"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured wake-ups"),
 	RTB_OPT_WORD("ipc.signal.wake.sender_priority", "lower|equal",
 		     "sender's priority relative to the receiver"),
 	RTB_OPT_WORD("ipc.signal.wake.release", "channel|semaphore",
@@ -363,7 +363,7 @@ const struct rtb_scenario rtb_scn_ipc_signal_wake = {
 };
 
 static const struct rtb_option_spec ipc_sysv_sem_wake_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured wake-ups"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured wake-ups"),
 	RTB_OPT_WORD("ipc.sysv_sem.wake.sender_priority", "lower|equal",
 		     "sender's priority relative to the receiver"),
 	RTB_OPT_WORD("ipc.sysv_sem.wake.release", "channel|semaphore",
@@ -384,7 +384,7 @@ const struct rtb_scenario rtb_scn_ipc_sysv_sem_wake = {
 };
 
 static const struct rtb_option_spec ipc_mq_wake_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured wake-ups"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured wake-ups"),
 	RTB_OPT_WORD("ipc.mq.wake.sender_priority", "lower|equal",
 		     "sender's priority relative to the receiver"),
 	RTB_OPT_WORD("ipc.mq.wake.release", "channel|semaphore",
@@ -616,7 +616,7 @@ out:
 }
 
 static const struct rtb_option_spec ipc_signal_roundtrip_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured round trips"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured round trips"),
 	RTB_OPT_WORD("ipc.signal.roundtrip.echo_priority", "equal|higher",
 		     "priority of the thread that bounces the signal back"),
 	RTB_OPT_WORD("ipc.signal.roundtrip.delivery", "sigwait|handler",

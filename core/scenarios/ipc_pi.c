@@ -747,7 +747,7 @@ static const struct rtb_option_spec ipc_pi_stress_options[] = {
 	RTB_OPT_WORD("ipc.pi.stress.protocol", "inherit|none",
 		     "mutex protocol of the groups (none: a platform without inheritance)"),
 	RTB_OPT_N("groups", 1u, 8u, "low/medium/high thread groups"),
-	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_LEN("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
 	RTB_OPT_N("ipc.pi.stress.stall_ms", 1u, 3600000u,
 		  "a high thread waiting longer than this is a stall"),
 	RTB_OPT_END,

@@ -159,7 +159,7 @@ static int run_latency(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec irq_latency_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("irq.latency.delay_min_ns", 1u, 1000000000u,
 		  "shortest delay before an interrupt"),
 	RTB_OPT_N("irq.latency.delay_max_ns", 1u, 1000000000u, "longest delay before an interrupt"),
@@ -358,7 +358,7 @@ out:
 }
 
 static const struct rtb_option_spec irq_to_thread_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("irq.to_thread.delay_min_ns", 1u, 1000000000u,
 		  "shortest delay before an interrupt"),
 	RTB_OPT_N("irq.to_thread.delay_max_ns", 1u, 1000000000u,
@@ -699,10 +699,10 @@ static const struct rtb_option_spec irq_sustained_options[] = {
 	RTB_OPT_N("irq.sustained.max_period_ns", 1u, 1000000000u, "never above this period"),
 	RTB_OPT_N("irq.sustained.backoffs", 0u, 1000u, "back-offs per confirmation level"),
 	RTB_OPT_N("irq.sustained.search_phase", 1u, 10000000000ull, "interrupts per search phase"),
-	RTB_OPT_N("irq.sustained.confirm_phase", 0u, 10000000000ull,
-		  "interrupts per confirmation phase (0: none)"),
-	RTB_OPT_N("irq.sustained.long_phase", 0u, 10000000000ull,
-		  "interrupts per long phase (0: none)"),
+	RTB_OPT_LEN("irq.sustained.confirm_phase", 0u, 10000000000ull,
+		    "interrupts per confirmation phase (0: none)"),
+	RTB_OPT_LEN("irq.sustained.long_phase", 0u, 10000000000ull,
+		    "interrupts per long phase (0: none)"),
 	RTB_OPT_END,
 };
 

@@ -108,7 +108,7 @@ static int run_alloc(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec mem_alloc_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("mem.alloc.bytes", 1u, 4294967295u, "time one block size instead of the sweep"),
 	RTB_OPT_END,
 };
@@ -569,7 +569,7 @@ static int run_leak(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec mem_behavior_leak_options[] = {
-	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_LEN("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
 	RTB_OPT_N("mem.behavior.leak.leak_bytes", 0u, 1073741824u,
 		  "bytes the loop under test keeps each loop (simulates a leaking platform)"),
 	RTB_OPT_END,

@@ -274,9 +274,9 @@ static int run_arn(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec mq_arn_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
-	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
-		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("amortised_calls", 1u, 10000000000ull,
+		    "calls timed back to back for the amortised cross-check"),
 	RTB_OPT_N("mq.send.no_waiter.bytes", 1u, 4294967295u,
 		  "message size instead of the profile's"),
 	RTB_OPT_END,
@@ -449,7 +449,7 @@ static int run_blk(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec mq_blk_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("mq.send.unblock.bytes", 1u, 4294967295u,
 		  "message size instead of the profile's"),
 	RTB_OPT_END,

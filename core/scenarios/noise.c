@@ -419,7 +419,7 @@ static int run_noise(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec os_noise_options[] = {
-	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_LEN("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
 	RTB_OPT_N("os.noise.threshold_ns", 1u, 1000000000u,
 		  "a gap above the loop's own cost by more than this is noise"),
 	RTB_OPT_N("os.noise.slice_ms", 0u, 60000u,

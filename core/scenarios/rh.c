@@ -519,7 +519,7 @@ static int run_rh(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec rh_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("rh.irq_latency.delay_min_ns", 1u, 1000000000u,
 		  "shortest delay before an interrupt"),
 	RTB_OPT_N("rh.irq_latency.delay_max_ns", 1u, 1000000000u,

@@ -97,7 +97,7 @@ static int run_coop(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec sched_coop_switch_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 
@@ -152,7 +152,7 @@ static int run_preempt(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec sched_preempt_switch_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 
@@ -324,7 +324,7 @@ static int run_mq_workload(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec sched_sem_workload_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("sched.sem.workload.threads", 1u, 64u, "background threads that keep yielding"),
 	RTB_OPT_N("sched.sem.workload.gap_ns", 0u, 1000000000u,
 		  "sleep of the low thread before each sample, in ns"),
@@ -342,7 +342,7 @@ const struct rtb_scenario rtb_scn_sched_sem_workload = {
 };
 
 static const struct rtb_option_spec sched_mut_workload_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("sched.mut.workload.threads", 1u, 64u, "background threads that keep yielding"),
 	RTB_OPT_N("sched.mut.workload.gap_ns", 0u, 1000000000u,
 		  "sleep of the low thread before each sample, in ns"),
@@ -361,7 +361,7 @@ const struct rtb_scenario rtb_scn_sched_mut_workload = {
 };
 
 static const struct rtb_option_spec sched_mq_workload_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("sched.mq.workload.threads", 1u, 64u, "background threads that keep yielding"),
 	RTB_OPT_N("sched.mq.workload.gap_ns", 0u, 1000000000u,
 		  "sleep of the low thread before each sample, in ns"),

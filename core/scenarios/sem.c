@@ -126,7 +126,7 @@ static int run_new(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec sem_create_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 
@@ -228,9 +228,9 @@ static int run_arn(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec sem_arn_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
-	RTB_OPT_N("amortised_calls", 1u, 10000000000ull,
-		  "calls timed back to back for the amortised cross-check"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("amortised_calls", 1u, 10000000000ull,
+		    "calls timed back to back for the amortised cross-check"),
 	RTB_OPT_END,
 };
 
@@ -489,7 +489,7 @@ out:
 
 static const struct rtb_option_spec sem_arc_options[] = {
 	RTB_OPT_N("waiters", 1u, 1024u, "blocked waiters"),
-	RTB_OPT_N("rounds", 1u, 10000000000ull, "rounds of blocking and releasing every waiter"),
+	RTB_OPT_LEN("rounds", 1u, 10000000000ull, "rounds of blocking and releasing every waiter"),
 	RTB_OPT_END,
 };
 

@@ -162,7 +162,7 @@ static int run_never_run(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec thr_create_never_run_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 
@@ -229,7 +229,7 @@ static int run_run_terminate(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec thr_create_run_terminate_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 
@@ -319,7 +319,7 @@ static int run_run_block(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec thr_create_run_block_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 

@@ -86,7 +86,7 @@ static int run_switch_yield(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec thr_switch_yield_options[] = {
-	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
+	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("threads", 2u, 100000u,
 		  "one ring of this many threads instead of the profile's set"),
 	RTB_OPT_END,

@@ -313,7 +313,7 @@ static int run_periodic(struct rtb_ctx *ctx)
 
 static const struct rtb_option_spec timer_periodic_latency_options[] = {
 	RTB_OPT_N("timer.periodic.latency.interval_ns", 1000u, 1000000000u, "timer interval"),
-	RTB_OPT_N("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
+	RTB_OPT_LEN("duration_ms", 1u, 864000000u, "how long the scenario measures, in ms"),
 	RTB_OPT_N("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("cpu_mask", 0u, UINT64_MAX,
 		  "one measuring thread on each CPU of this mask (bit N: CPU N; 0: the "

@@ -143,6 +143,23 @@ int rtb_ctx_choice(const struct rtb_ctx *ctx, const char *key, const char *const
 	return -1;
 }
 
+uint32_t rtb_length_ppm = RTB_LENGTH_PPM_ONE;
+
+/* v * ppm / 10^6 without overflow for any v a count option allows, kept
+ * within the option's range and never below one. */
+static uint64_t scale_length(uint64_t v, uint32_t ppm, const struct rtb_option_spec *spec)
+{
+	uint64_t out =
+		v / RTB_LENGTH_PPM_ONE * ppm + v % RTB_LENGTH_PPM_ONE * ppm / RTB_LENGTH_PPM_ONE;
+	if (out < 1)
+		out = 1;
+	if (out < spec->min)
+		out = spec->min;
+	if (out > spec->max)
+		out = spec->max;
+	return out;
+}
+
 uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quick,
 		       uint64_t standard, uint64_t endurance)
 {
@@ -153,12 +170,20 @@ uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quic
 		return v;
 	switch (ctx->profile) {
 	case RTB_PROFILE_QUICK:
-		return quick;
+		v = quick;
+		break;
 	case RTB_PROFILE_STANDARD:
-		return standard;
+		v = standard;
+		break;
 	default:
-		return endurance;
+		v = endurance;
+		break;
 	}
+	const struct rtb_option_spec *spec =
+		key != NULL && ctx->scenario != NULL ? rtb_option_find(ctx->scenario, key) : NULL;
+	if (spec == NULL || !spec->length || rtb_length_ppm == RTB_LENGTH_PPM_ONE || v == 0)
+		return v;
+	return scale_length(v, rtb_length_ppm, spec);
 }
 
 bool rtb_ctx_expired(const struct rtb_ctx *ctx)
@@ -358,6 +383,8 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 	uint64_t deadline_ms = (uint64_t)s->deadline_ms[profile];
 	if (rtb_deadline_override_ms > deadline_ms)
 		deadline_ms = rtb_deadline_override_ms;
+	if (rtb_length_ppm > RTB_LENGTH_PPM_ONE) /* a longer run needs a longer budget */
+		deadline_ms = deadline_ms / 1000 * rtb_length_ppm / 1000;
 	uint64_t budget_ms = deadline_ms * 8 / 10;
 	ctx.budget_end_ticks = ctx.start_ticks + rtb_ns_to_ticks(budget_ms * 1000000u);
 
@@ -437,6 +464,7 @@ static bool parse_u64_arg(struct args *a, const char *flag, const char *value, u
 static bool parse_args(struct args *a, int argc, char **argv)
 {
 	rtb_memset(a, 0, sizeof(*a));
+	rtb_length_ppm = RTB_LENGTH_PPM_ONE;
 	a->profile = RTB_PROFILE_QUICK;
 	a->port.cpu = -1;
 	a->port.lock_memory = true;
@@ -504,6 +532,15 @@ static bool parse_args(struct args *a, int argc, char **argv)
 				rtb_fmt(a->error, sizeof(a->error), "--deadline-ms is too large");
 				return false;
 			}
+		} else if (rtb_strcmp(flag, "--length-ppm") == 0) {
+			if (!parse_u64_arg(a, flag, value, &n))
+				return false;
+			if (n < 1 || n > 1000u * RTB_LENGTH_PPM_ONE) {
+				rtb_fmt(a->error, sizeof(a->error),
+					"--length-ppm is between 1 and 1000000000");
+				return false;
+			}
+			rtb_length_ppm = (uint32_t)n;
 		} else if (rtb_strcmp(flag, "--counter-hz") == 0) {
 			if (!parse_u64_arg(a, flag, value, &a->port.counter_hz))
 				return false;
@@ -630,6 +667,7 @@ static void emit_meta(const struct args *a, const struct rtb_counter_step *step)
 	rtb_json_kstr(j, "degraded", info->degraded);
 	emit_caps(j, "caps", info->caps);
 	rtb_json_ku64(j, "raw_max", a->raw_max);
+	rtb_json_ku64(j, "length_ppm", rtb_length_ppm);
 	rtb_json_key(j, "options");
 	rtb_json_obj_begin(j);
 	for (uint32_t i = 0; i < a->noptions; i++)
@@ -678,6 +716,8 @@ static void emit_catalog(void)
 			if (o->kind == RTB_OPT_COUNT) {
 				rtb_json_ku64(j, "min", o->min);
 				rtb_json_ku64(j, "max", o->max);
+				if (o->length)
+					rtb_json_kbool(j, "length", true);
 			}
 			if (o->kind == RTB_OPT_CHOICE)
 				rtb_json_kstr(j, "choices", o->choices);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""--cpus, --duration and --break: how the timer and noise scenarios measure.
+"""--cpus, --duration, --length and --break: how long and where scenarios measure.
 
 They reach the core as scenario options, and only for a unit that declares
 them: `cpu_mask` (bit N: one measuring thread on CPU N), `duration_ms`, and
@@ -9,6 +9,13 @@ longer duration moves the unit's deadline with it: the core's time budget
 run is neither cut short nor killed. The core's progress records carry the
 current and largest latency so far per CPU (`live`), which the progress line
 shows on a terminal.
+
+`--length TIME` scales a whole profile to about that wall time: the ratio of
+TIME to the selected units' catalog estimates reaches the core as
+`--length-ppm`, which multiplies every length option (iterations, durations,
+rounds, the long phases) the user did not set, so a fifteen-hour endurance
+profile can be run end to end in an hour, or a quick one stretched. Deadlines
+grow with a scale above one and never shrink.
 """
 
 from __future__ import annotations
@@ -26,19 +33,43 @@ CPU_MASK_BITS = 64
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)\s*$")
 _DURATION_MS = {"ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000}
 DURATION_MAX_MS = 864_000_000  # ten days: the scenarios' own bound
+PPM_ONE = 1_000_000
+PPM_MAX = 1_000_000_000  # the core's bound: a thousand times the profile
 
 
-def parse_duration(text: str) -> int:
+def parse_duration(text: str, flag: str = "--duration") -> int:
     """`60s`, `10m`, `2h`, `500ms` -> milliseconds; UsageError otherwise."""
     m = _DURATION.match(text)
     if m is None:
         raise UsageError(
-            f"--duration '{text}' is not a duration (use a number and ms, s, m or h: 60s, 10m, 2h)."
+            f"{flag} '{text}' is not a duration (use a number and ms, s, m or h: 60s, 10m, 2h)."
         )
     ms = round(float(m.group(1)) * _DURATION_MS[m.group(2)])
     if not 20 <= ms <= DURATION_MAX_MS:
-        raise UsageError(f"--duration '{text}' must be between 20 ms and 10 days.")
+        raise UsageError(f"{flag} '{text}' must be between 20 ms and 10 days.")
     return ms
+
+
+def length_ppm(length_ms: int, chosen: Sequence[CoreScenario], profile: str) -> int:
+    """The core's --length-ppm that brings these units' catalog estimates for
+    the profile to about length_ms; UsageError when no scale can."""
+    estimate_ms = sum(int(u.estimate_ms[profile]) for u in chosen)
+    if estimate_ms <= 0:
+        raise UsageError(
+            f"--length: the selected scenarios have no time estimate in '{profile}' to scale."
+        )
+    ppm = round(length_ms * PPM_ONE / estimate_ms)
+    if not 1 <= ppm <= PPM_MAX:
+        est = units_format(estimate_ms)
+        raise UsageError(
+            f"--length {units_format(length_ms)} is out of reach: the '{profile}' profile of "
+            f"these scenarios takes about {est}, and it can be scaled by 1/1000000 to 1000."
+        )
+    return ppm
+
+
+def units_format(ms: int) -> str:
+    return units.format_seconds(ms / 1000)
 
 
 def parse_cpus(text: str, usable: Sequence[int]) -> tuple[int, ...]:
@@ -80,6 +111,10 @@ class MeasureOptions:
     # --break: scenario -> the tightest latency limit in ns
     break_ns: Mapping[str, float] = field(default_factory=dict)
     break_on_violation: bool = False
+    # --length: what was asked, the scale the core applies, the catalog's estimate
+    length_ms: int | None = None
+    length_ppm: int = PPM_ONE
+    length_estimate_ms: int | None = None
 
     def cpus_for(self, unit: CoreScenario, cpu: int) -> tuple[int, ...]:
         """The CPUs a unit measures on: --cpus when it takes them, else the one CPU."""
@@ -98,12 +133,21 @@ class MeasureOptions:
         limit = self.break_ns.get(unit.name)
         if self.break_on_violation and limit is not None and _declares(unit, "break_ns"):
             args += ["--set", f"break_ns={max(int(limit), 0)}"]
+        if self.length_ppm != PPM_ONE:
+            args += ["--length-ppm", str(self.length_ppm)]
         return args
+
+    def estimate_s(self, unit: CoreScenario, profile: str) -> float:
+        """The unit's expected time under --length (for the progress line)."""
+        return float(unit.estimate_ms[profile]) / 1000.0 * self.length_ppm / PPM_ONE
 
     def deadline_ms(self, unit: CoreScenario, profile: str) -> int:
         """The unit's deadline: the catalog's, or longer for a longer --duration
-        (a quarter more, plus 10 s for the set-up and the report)."""
+        (a quarter more, plus 10 s for the set-up and the report), and longer
+        in proportion for a --length above the profile's (never shorter)."""
         base = int(unit.deadline_ms[profile])
+        if self.length_ppm > PPM_ONE:
+            base = base * self.length_ppm // PPM_ONE
         if self.duration_ms is None or not _declares(unit, "duration_ms"):
             return base
         return max(base, self.duration_ms * 5 // 4 + 10_000)
@@ -116,6 +160,12 @@ class MeasureOptions:
             data["duration_ms"] = self.duration_ms
         if self.break_on_violation:
             data["break"] = True
+        if self.length_ms is not None:
+            data["length"] = {
+                "requested_ms": self.length_ms,
+                "ppm": self.length_ppm,
+                "catalog_estimate_ms": self.length_estimate_ms,
+            }
         return data
 
 

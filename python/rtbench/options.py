@@ -29,6 +29,7 @@ class OptionSpec:
     min: int | None = None
     max: int | None = None
     choices: tuple[str, ...] = ()
+    length: bool = False  # sets how long the unit runs: `run --length` scales it
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> OptionSpec:
@@ -40,6 +41,7 @@ class OptionSpec:
             min=int(data["min"]) if "min" in data else None,
             max=int(data["max"]) if "max" in data else None,
             choices=tuple(w for w in choices.split("|") if w),
+            length=data.get("length") is True,
         )
 
     def accepts(self) -> str:
@@ -94,7 +96,8 @@ def render(units: Iterable[Any]) -> str:
         lines.append(unit.name)
         width = max(len(o.key) for o in unit.options)
         for o in unit.options:
-            lines.append(f"  {o.key:<{width}}  {o.accepts():<24}  {o.help}")
+            scaled = " (scaled by --length)" if o.length else ""
+            lines.append(f"  {o.key:<{width}}  {o.accepts():<24}  {o.help}{scaled}")
     lines.append("")
     lines.append(
         "Give them with `rtbench run --set KEY=VALUE`; counts named like `iterations` "

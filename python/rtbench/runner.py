@@ -340,7 +340,7 @@ class Run:
 
     def _run_units(self) -> None:
         profile = self.options.profile
-        estimates = [u.estimate_ms[profile] / 1000.0 + 0.3 for u in self.units]
+        estimates = [self.options.measure.estimate_s(u, profile) + 0.3 for u in self.units]
         progress = self.progress
         progress.start(estimates)
         try:

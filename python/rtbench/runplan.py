@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The `rtbench run` options for measuring the way real-time engineers do:
---load, --cpus, --duration, --require, --require-file and --break.
+--load, --cpus, --duration, --length, --require, --require-file and --break.
 
 `add_arguments` declares them, `prepare` checks them all before anything runs
 (a bad one is a UsageError: one sentence, exit status 2), and `judge` evaluates
@@ -46,6 +46,11 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         "--duration",
         metavar="TIME",
         help="how long the timer and noise scenarios measure (60s, 10m, 2h)",
+    )
+    run.add_argument(
+        "--length",
+        metavar="TIME",
+        help="scale the profile to about this wall time (endurance in 1h, standard in 10m)",
     )
     run.add_argument(
         "--require",
@@ -111,6 +116,8 @@ def precheck(args: argparse.Namespace, kinds: Sequence[str]) -> None:
     requirements.gather(args.require, args.require_file)
     if args.duration is not None:
         measure.parse_duration(args.duration)
+    if args.length is not None:
+        measure.parse_duration(args.length, "--length")
     if args.load is not None:
         load.check_tools(load.parse_kinds(args.load), load.Tools.find())
     remote = [k for k in kinds if k != "local"]
@@ -142,6 +149,12 @@ def prepare(
         # another machine's CPUs: the core refuses one it does not have
         cpus = measure.parse_cpus(args.cpus, range(measure.CPU_MASK_BITS))
     duration = None if args.duration is None else measure.parse_duration(args.duration)
+    length_ms = None if args.length is None else measure.parse_duration(args.length, "--length")
+    ppm = measure.PPM_ONE
+    estimate_ms = None
+    if length_ms is not None:
+        ppm = measure.length_ppm(length_ms, selection.units, args.profile)
+        estimate_ms = sum(int(u.estimate_ms[args.profile]) for u in selection.units)
     reqs = requirements.gather(args.require, args.require_file)
     known: dict[str, list[str]] = {}
     for listed in merged(core_catalog):
@@ -183,6 +196,9 @@ def prepare(
             duration_ms=duration,
             break_ns=break_ns,
             break_on_violation=bool(args.break_on_violation),
+            length_ms=length_ms,
+            length_ppm=ppm,
+            length_estimate_ms=estimate_ms,
         ),
         requirements=tuple(reqs),
         hooks=tuple(hooks),

@@ -96,7 +96,7 @@ static int run_expire(struct rtb_ctx *ctx)
 }
 
 static const struct rtb_option_spec test_options[] = {
-	RTB_OPT_N("iterations", 1u, 1000u, "iterations"),
+	RTB_OPT_LEN("iterations", 1u, 1000u, "iterations"),
 	RTB_OPT_N("rounds", 0u, 9u, "rounds"),
 	RTB_OPT_WORD("a.b", "c=d|x", "a word with '=' in it"),
 	RTB_OPT_WORD("kind", "normal|eager|lazy", "a choice"),
@@ -759,7 +759,7 @@ static void test_declared_options(void)
 	CHECK(!rtb_option_valid(kind, "laz", why, sizeof(why)));
 	CHECK(!rtb_option_valid(kind, "lazyy", why, sizeof(why)));
 	CHECK(!rtb_option_valid(kind, "", why, sizeof(why)));
-	struct rtb_option_spec flag = {"f", RTB_OPT_FLAG, 0, 0, NULL, "a flag"};
+	struct rtb_option_spec flag = {"f", RTB_OPT_FLAG, 0, 0, NULL, "a flag", false};
 	CHECK(rtb_option_valid(&flag, "yes", why, sizeof(why)));
 	CHECK(!rtb_option_valid(&flag, "maybe", why, sizeof(why)));
 
@@ -776,6 +776,59 @@ static void test_declared_options(void)
 	CHECK(str_is(0, "level", "error"));
 	CHECK(strstr(str_of(0, "message"), "reads option 'not.declared', which it does not "
 					   "declare") != NULL);
+}
+
+/* --length-ppm scales the profile's value of length options only, keeps it
+ * within the option's range, never touches a value the user gave, is
+ * recorded in the run's header, and does not outlive its command. */
+static uint64_t iterations_at(const char *profile, const char *ppm, const char *set)
+{
+	const char *args[12] = {"rtbench-core", "run",	     "--scenario",
+				"test.ok",	"--profile", profile};
+	int n = 6;
+	if (ppm != NULL) {
+		args[n++] = "--length-ppm";
+		args[n++] = ppm;
+	}
+	if (set != NULL) {
+		args[n++] = "--set";
+		args[n++] = set;
+	}
+	args[n] = NULL;
+	seen_iterations = 0;
+	CHECK(main_with(args, 0) == 0);
+	CHECK(u64_is(0, "length_ppm", ppm != NULL ? strtoull(ppm, NULL, 10) : 1000000u));
+	return seen_iterations;
+}
+
+static void test_length_scale(void)
+{
+	CHECK_EQ_U64(iterations_at("standard", "500000", NULL), 10);
+	CHECK_EQ_U64(seen_rounds, 2); /* not a length option */
+	CHECK_EQ_U64(iterations_at("endurance", "2000000", NULL), 60);
+	CHECK_EQ_U64(iterations_at("endurance", "100000000", NULL), 1000); /* the option's max */
+	CHECK_EQ_U64(iterations_at("quick", "1", NULL), 1);		   /* never below one */
+	CHECK_EQ_U64(iterations_at("standard", "500000", "iterations=7"), 7);
+	CHECK_EQ_U64(iterations_at("standard", NULL, NULL), 20); /* reset for the next run */
+
+	static const char *const zero[] = {"rtbench-core", "run", "--scenario", "test.ok",
+					   "--length-ppm", "0",	  NULL};
+	check_usage_error(zero, "--length-ppm is between 1 and 1000000000");
+
+	/* the catalog says which options the scale applies to */
+	static const char *const list[] = {"rtbench-core", "list", NULL};
+	CHECK(main_with(list, 0) == 0);
+	bool found = false;
+	for (int i = 0; i < nlines; i++) {
+		const struct jv *opts = jv_get(lines[i], "options");
+		if (!str_is(i, "scenario", "test.ok") || opts == NULL || opts->n < 2)
+			continue;
+		const struct jv *it = &opts->items[0], *rounds = &opts->items[1];
+		found = strcmp(jv_str(jv_get(it, "key")), "iterations") == 0 &&
+			jv_get(it, "length") != NULL && jv_get(it, "length")->b &&
+			jv_get(rounds, "length") == NULL;
+	}
+	CHECK(found);
 }
 
 static void test_lookup(void)
@@ -809,6 +862,7 @@ int main(void)
 	test_usage_errors();
 	test_run_command();
 	test_list_command();
+	test_length_scale();
 	drop_lines();
 	return check_exit();
 }

@@ -20,7 +20,7 @@
 static const struct rtb_option_spec fuzz_options[] = {
 	RTB_OPT_N("iterations", 1u, 1000u, "samples"),
 	RTB_OPT_WORD("fuzz.kind", "normal|eager|lazy", "a choice"),
-	{"fuzz.flag", RTB_OPT_FLAG, 0, 0, NULL, "a flag"},
+	{"fuzz.flag", RTB_OPT_FLAG, 0, 0, NULL, "a flag", false},
 	RTB_OPT_N("fuzz.big", 0u, UINT64_MAX, "the whole range"),
 	RTB_OPT_END,
 };

@@ -395,7 +395,8 @@ struct rtb_ctx {
 	char reason[RTB_LINE_MAX]; /* why unsupported / error */
 };
 
-/* Profile-scaled count: the option `key` if given, else the profile's. */
+/* Profile-scaled count: the option `key` if given, else the profile's,
+ * multiplied by rtb_length_ppm when `key` is declared with RTB_OPT_LEN. */
 uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quick,
 		       uint64_t standard, uint64_t endurance);
 /* Option lookups (exact key). */
@@ -455,19 +456,27 @@ struct rtb_option_spec {
 	uint64_t min, max;   /* RTB_OPT_COUNT */
 	const char *choices; /* RTB_OPT_CHOICE */
 	const char *help;    /* one line */
+	bool length;	     /* RTB_OPT_COUNT that sets how long the scenario runs
+			      * (iterations, duration, rounds): the run's length
+			      * scale multiplies the profile's value of it */
 };
 
-#define RTB_OPT_N(k, lo, hi, h)                           \
-	{                                                 \
-		(k), RTB_OPT_COUNT, (lo), (hi), NULL, (h) \
+#define RTB_OPT_N(k, lo, hi, h)                                  \
+	{                                                        \
+		(k), RTB_OPT_COUNT, (lo), (hi), NULL, (h), false \
 	}
-#define RTB_OPT_WORD(k, words, h)                       \
-	{                                               \
-		(k), RTB_OPT_CHOICE, 0, 0, (words), (h) \
+/* A count that sets the scenario's length (see rtb_length_ppm). */
+#define RTB_OPT_LEN(k, lo, hi, h)                               \
+	{                                                       \
+		(k), RTB_OPT_COUNT, (lo), (hi), NULL, (h), true \
 	}
-#define RTB_OPT_END                                   \
-	{                                             \
-		NULL, RTB_OPT_COUNT, 0, 0, NULL, NULL \
+#define RTB_OPT_WORD(k, words, h)                              \
+	{                                                      \
+		(k), RTB_OPT_CHOICE, 0, 0, (words), (h), false \
+	}
+#define RTB_OPT_END                                          \
+	{                                                    \
+		NULL, RTB_OPT_COUNT, 0, 0, NULL, NULL, false \
 	}
 
 /* Is `value` a valid value of `spec`? On false, `why` says why (one clause). */
@@ -499,6 +508,12 @@ const struct rtb_scenario *rtb_scenario_find(const char *name);
  * (--deadline-ms, e.g. for a longer duration_ms); 0: the catalog's. The
  * time budget is 80 % of it. */
 extern uint64_t rtb_deadline_override_ms;
+/* The run's length scale in parts per million (`--length-ppm`, default
+ * 1000000): rtb_ctx_count() multiplies the profile's value of every option
+ * declared with RTB_OPT_LEN by it (a value the user gives is taken as it is),
+ * and a scale above one lengthens the scenario's time budget with it. */
+#define RTB_LENGTH_PPM_ONE 1000000u
+extern uint32_t rtb_length_ppm;
 
 /* Run one scenario and emit its records and its `end` record. */
 int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uint32_t raw_max,

@@ -118,6 +118,13 @@ def conditions_line(doc: Any) -> str | None:
         bits.append(
             f"timer/noise measured {units.format_seconds(options['duration_ms'] / 1000)} each"
         )
+    length = options.get("length")
+    if isinstance(length, dict) and isinstance(length.get("ppm"), int):
+        requested = units.format_seconds(float(length.get("requested_ms") or 0) / 1000)
+        bits.append(
+            f"{doc.run.profile} scaled to about {requested} "
+            f"(lengths x{length['ppm'] / 1e6:.4g} of the profile's)"
+        )
     if options.get("break"):
         bits.append("--break: stops at the first violation")
     return "; ".join(bits) if bits else None
