@@ -513,7 +513,7 @@ static int run_tm(struct rtb_ctx *ctx)
 
 static const struct rtb_option_spec tm_basic_options[] = {
 	RTB_OPT_LEN("periods", 1u, 64u, "periods measured per test"),
-	RTB_OPT_N("period_ms", 10u, 600000u, "length of one period, in ms"),
+	RTB_OPT_LEN("period_ms", 10u, 600000u, "length of one period, in ms"),
 	RTB_OPT_WORD("tm.coop.unfair", "0|1",
 		     "1: a cooperative chain where one thread relinquishes only every second turn "
 		     "(must fail)"),

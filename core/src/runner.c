@@ -160,6 +160,24 @@ static uint64_t scale_length(uint64_t v, uint32_t ppm, const struct rtb_option_s
 	return out;
 }
 
+uint64_t rtb_scaled_deadline_ms(const struct rtb_scenario *s, enum rtb_profile profile)
+{
+	uint64_t ms = (uint64_t)s->deadline_ms[profile];
+	if (rtb_length_ppm == RTB_LENGTH_PPM_ONE)
+		return ms;
+	uint64_t scaled =
+		ms / 1000000u * rtb_length_ppm + ms % 1000000u * rtb_length_ppm / 1000000u;
+	if (rtb_length_ppm < RTB_LENGTH_PPM_ONE) {
+		/* never below what the shortest profile allows: set-up and
+		 * behaviour checks do not get shorter with the scale */
+		uint64_t floor = (uint64_t)s->deadline_ms[RTB_PROFILE_QUICK];
+		if (floor > ms)
+			floor = ms;
+		return scaled > floor ? scaled : floor;
+	}
+	return scaled;
+}
+
 uint64_t rtb_ctx_count(const struct rtb_ctx *ctx, const char *key, uint64_t quick,
 		       uint64_t standard, uint64_t endurance)
 {
@@ -380,11 +398,9 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 	ctx.options = options;
 	ctx.noptions = noptions;
 	ctx.start_ticks = rtb_port_counter_read();
-	uint64_t deadline_ms = (uint64_t)s->deadline_ms[profile];
+	uint64_t deadline_ms = rtb_scaled_deadline_ms(s, profile);
 	if (rtb_deadline_override_ms > deadline_ms)
 		deadline_ms = rtb_deadline_override_ms;
-	if (rtb_length_ppm > RTB_LENGTH_PPM_ONE) /* a longer run needs a longer budget */
-		deadline_ms = deadline_ms / 1000 * rtb_length_ppm / 1000;
 	uint64_t budget_ms = deadline_ms * 8 / 10;
 	ctx.budget_end_ticks = ctx.start_ticks + rtb_ns_to_ticks(budget_ms * 1000000u);
 

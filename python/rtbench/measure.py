@@ -68,6 +68,18 @@ def length_ppm(length_ms: int, chosen: Sequence[CoreScenario], profile: str) -> 
     return ppm
 
 
+def scaled_deadline_ms(unit: CoreScenario, profile: str, ppm: int) -> int:
+    """The deadline the core gives a unit under --length-ppm (its
+    rtb_scaled_deadline_ms): scaled, never below the quick profile's."""
+    ms = int(unit.deadline_ms[profile])
+    if ppm == PPM_ONE:
+        return ms
+    scaled = ms * ppm // PPM_ONE
+    if ppm < PPM_ONE:
+        return max(scaled, min(int(unit.deadline_ms["quick"]), ms))
+    return scaled
+
+
 def units_format(ms: int) -> str:
     return units.format_seconds(ms / 1000)
 
@@ -143,11 +155,9 @@ class MeasureOptions:
 
     def deadline_ms(self, unit: CoreScenario, profile: str) -> int:
         """The unit's deadline: the catalog's, or longer for a longer --duration
-        (a quarter more, plus 10 s for the set-up and the report), and longer
-        in proportion for a --length above the profile's (never shorter)."""
-        base = int(unit.deadline_ms[profile])
-        if self.length_ppm > PPM_ONE:
-            base = base * self.length_ppm // PPM_ONE
+        (a quarter more, plus 10 s for the set-up and the report), scaled with
+        --length as the core scales it."""
+        base = scaled_deadline_ms(unit, profile, self.length_ppm)
         if self.duration_ms is None or not _declares(unit, "duration_ms"):
             return base
         return max(base, self.duration_ms * 5 // 4 + 10_000)

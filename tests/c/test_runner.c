@@ -815,6 +815,18 @@ static void test_length_scale(void)
 					   "--length-ppm", "0",	  NULL};
 	check_usage_error(zero, "--length-ppm is between 1 and 1000000000");
 
+	/* deadlines follow the scale, never below the quick profile's */
+	rtb_length_ppm = 500000;
+	CHECK_EQ_U64(rtb_scaled_deadline_ms(&scn_ok, RTB_PROFILE_ENDURANCE), 150000);
+	rtb_length_ppm = 1000;
+	CHECK_EQ_U64(rtb_scaled_deadline_ms(&scn_ok, RTB_PROFILE_ENDURANCE), 1000);
+	CHECK_EQ_U64(rtb_scaled_deadline_ms(&scn_ok, RTB_PROFILE_QUICK), 1000);
+	rtb_length_ppm = 2000000;
+	CHECK_EQ_U64(rtb_scaled_deadline_ms(&scn_ok, RTB_PROFILE_QUICK), 2000);
+	CHECK_EQ_U64(rtb_scaled_deadline_ms(&scn_ok, RTB_PROFILE_STANDARD), 40000);
+	rtb_length_ppm = RTB_LENGTH_PPM_ONE;
+	CHECK_EQ_U64(rtb_scaled_deadline_ms(&scn_ok, RTB_PROFILE_STANDARD), 20000);
+
 	/* the catalog says which options the scale applies to */
 	static const char *const list[] = {"rtbench-core", "list", NULL};
 	CHECK(main_with(list, 0) == 0);

@@ -46,7 +46,9 @@ def test_the_core_gets_the_scale_and_deadlines_only_grow() -> None:
     assert "--length-ppm" not in same.core_args(unit, "quick", 0)
     short = measure.MeasureOptions(length_ms=1500, length_ppm=500_000, length_estimate_ms=3000)
     assert short.core_args(unit, "quick", 0)[-2:] == ["--length-ppm", "500000"]
-    assert short.deadline_ms(unit, "quick") == 10_000
+    assert short.deadline_ms(unit, "quick") == 10_000  # never below the quick profile's
+    assert short.deadline_ms(unit, "endurance") == 300_000
+    assert measure.MeasureOptions(length_ppm=1000).deadline_ms(unit, "endurance") == 10_000
     assert short.estimate_s(unit, "quick") == pytest.approx(1.5)
     assert short.to_json()["length"] == {
         "requested_ms": 1500,

@@ -511,9 +511,13 @@ extern uint64_t rtb_deadline_override_ms;
 /* The run's length scale in parts per million (`--length-ppm`, default
  * 1000000): rtb_ctx_count() multiplies the profile's value of every option
  * declared with RTB_OPT_LEN by it (a value the user gives is taken as it is),
- * and a scale above one lengthens the scenario's time budget with it. */
+ * and the scenario's deadline with it (rtb_scaled_deadline_ms). */
 #define RTB_LENGTH_PPM_ONE 1000000u
 extern uint32_t rtb_length_ppm;
+/* The scenario's deadline in the profile under rtb_length_ppm: scaled with
+ * it, but never below the quick profile's (nor above the profile's own when
+ * the scale is below one). The core's time budget is 80 % of it. */
+uint64_t rtb_scaled_deadline_ms(const struct rtb_scenario *s, enum rtb_profile profile);
 
 /* Run one scenario and emit its records and its `end` record. */
 int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uint32_t raw_max,
