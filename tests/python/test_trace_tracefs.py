@@ -165,3 +165,28 @@ def test_user_tracefs_restored_after_a_cut_run(tmp_path: Path, how: str) -> None
     # stopped: the core reported what it measured; interrupted: a loaded machine made
     # it miss the grace period
     assert timer["status"] in (("stopped", "interrupted") if how == "sigint" else ("crashed",))
+
+
+def test_break_keeps_the_trace_of_the_violating_sample(tmp_path: Path) -> None:
+    """--break with --trace: the run stops at the first sample over the limit, and
+    that sample (the unit's largest, since every earlier one met the limit) is the
+    one the stored trace explains, with the trace file kept."""
+    out = tmp_path / "r"
+    child = _start(
+        tmp_path, out, "--duration", "20s", "--require", "timer.periodic.latency:max<=1ns",
+        "--break",
+    )  # fmt: skip
+    _, err = child.communicate(timeout=240)
+    assert child.returncode == 1, err
+    doc = json.loads((out / "results.json").read_text())
+    timer = next(s for s in doc["scenarios"] if s["name"] == "timer.periodic.latency")
+    broke = [r for r in timer["records"] if "break_ns" in str(r.get("message", ""))]
+    assert broke, "the core did not say where it stopped"
+    index = int(str(broke[0]["message"]).rsplit("sample ", 1)[1])
+    worst = doc["requirements"][0]["rows"][0]["worst"]["index"]
+    assert worst == index
+    traced = [r["trace"] for r in timer["records"] if r.get("type") == "result" and "trace" in r]
+    assert traced, err
+    first = traced[0]["samples"][0]
+    assert first["kind"] == "worst" and first["index"] == index
+    assert (out / traced[0]["file"]).is_file()
