@@ -77,6 +77,33 @@ class Transport(Protocol):
 
 
 _STDERR_TAIL_BYTES = 8192
+
+
+class StderrTail:
+    """The last 8 KiB a process wrote on stderr, kept by a reader thread."""
+
+    def __init__(self, limit: int = _STDERR_TAIL_BYTES) -> None:
+        self._chunks: collections.deque[bytes] = collections.deque()
+        self._size = 0
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def drain(self, pipe: IO[bytes]) -> None:
+        """Read `pipe` to its end (a reader thread's target)."""
+        fd = pipe.fileno()
+        while chunk := os.read(fd, 4096):
+            with self._lock:
+                self._chunks.append(chunk)
+                self._size += len(chunk)
+                while self._size > self._limit and len(self._chunks) > 1:
+                    self._size -= len(self._chunks.popleft())
+
+    def text(self) -> str:
+        with self._lock:
+            data = b"".join(self._chunks)
+        return data[-self._limit :].decode("utf-8", errors="replace")
+
+
 _EOF = object()
 
 
@@ -87,15 +114,13 @@ class LocalStream:
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self._process = process
         self._lines: queue.Queue[object] = queue.Queue()
-        self._tail: collections.deque[bytes] = collections.deque()
-        self._tail_size = 0
-        self._tail_lock = threading.Lock()
+        self._tail = StderrTail()
         self._eof = False
         assert process.stdout is not None
         assert process.stderr is not None
         self._readers = [
             threading.Thread(target=self._read_stdout, args=(process.stdout,), daemon=True),
-            threading.Thread(target=self._read_stderr, args=(process.stderr,), daemon=True),
+            threading.Thread(target=self._tail.drain, args=(process.stderr,), daemon=True),
         ]
         for reader in self._readers:
             reader.start()
@@ -110,15 +135,6 @@ class LocalStream:
                 self._lines.put(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
         finally:
             self._lines.put(_EOF)
-
-    def _read_stderr(self, pipe: IO[bytes]) -> None:
-        fd = pipe.fileno()
-        while chunk := os.read(fd, 4096):
-            with self._tail_lock:
-                self._tail.append(chunk)
-                self._tail_size += len(chunk)
-                while self._tail_size > _STDERR_TAIL_BYTES and len(self._tail) > 1:
-                    self._tail_size -= len(self._tail.popleft())
 
     def read_line(self, timeout_s: float) -> str | None:
         if self._eof:
@@ -154,9 +170,7 @@ class LocalStream:
             return None
 
     def stderr_tail(self) -> str:
-        with self._tail_lock:
-            data = b"".join(self._tail)
-        return data[-_STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
+        return self._tail.text()
 
     def close(self) -> None:
         for reader in self._readers:

@@ -27,9 +27,7 @@ target is reachable again (found by its path: the deployment folder is the run's
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import os
 import queue
 import signal
 import subprocess
@@ -38,9 +36,8 @@ from collections.abc import Sequence
 from typing import IO
 
 from rtbench.targets.ssh_link import SshLink, remote_shell
-from rtbench.transport import EndOfStream, TargetLost
+from rtbench.transport import EndOfStream, StderrTail, TargetLost
 
-_STDERR_TAIL_BYTES = 8192
 _EOF = object()
 _PREFIX = "@rtbench-"
 # How long to wait for ssh to report its end once the output is closed.
@@ -80,9 +77,7 @@ class SshStream:
         self._link = link
         self._process = process
         self._lines: queue.Queue[object] = queue.Queue()
-        self._tail: collections.deque[bytes] = collections.deque()
-        self._tail_size = 0
-        self._tail_lock = threading.Lock()
+        self._tail = StderrTail()
         self._known = threading.Event()  # the core's pid arrived
         self.group: int | None = None
         self.core: int | None = None
@@ -94,7 +89,7 @@ class SshStream:
         assert process.stderr is not None
         self._readers = [
             threading.Thread(target=self._read_stdout, args=(process.stdout,), daemon=True),
-            threading.Thread(target=self._read_stderr, args=(process.stderr,), daemon=True),
+            threading.Thread(target=self._tail.drain, args=(process.stderr,), daemon=True),
         ]
         for reader in self._readers:
             reader.start()
@@ -127,15 +122,6 @@ class SshStream:
         finally:
             self._known.set()
             self._lines.put(_EOF)
-
-    def _read_stderr(self, pipe: IO[bytes]) -> None:
-        fd = pipe.fileno()
-        while chunk := os.read(fd, 4096):
-            with self._tail_lock:
-                self._tail.append(chunk)
-                self._tail_size += len(chunk)
-                while self._tail_size > _STDERR_TAIL_BYTES and len(self._tail) > 1:
-                    self._tail_size -= len(self._tail.popleft())
 
     def read_line(self, timeout_s: float) -> str | None:
         if self._lost is not None:
@@ -230,9 +216,7 @@ class SshStream:
         return self._process.returncode
 
     def stderr_tail(self) -> str:
-        with self._tail_lock:
-            data = b"".join(self._tail)
-        return data[-_STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
+        return self._tail.text()
 
     @property
     def lost(self) -> bool:
