@@ -10,7 +10,8 @@ set(CMAKE_C_COMPILER arm-none-eabi-gcc)
 set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
 set(CMAKE_C_FLAGS_INIT "-mcpu=cortex-m3 -mthumb --specs=picolibc.specs")
 set(CMAKE_ASM_FLAGS_INIT "-mcpu=cortex-m3 -mthumb")
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-mcpu=cortex-m3 -mthumb --specs=picolibc.specs")
+# CMAKE_C_FLAGS reach the link line too (with picolibc.specs, given once).
+set(CMAKE_EXE_LINKER_FLAGS_INIT "")
 # No host program can run here: test compiles link static libraries only.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(RTB_LIBC_HINT picolibc)
