@@ -30,7 +30,6 @@
 #define RING_PRIO 1
 #define RING_NONE UINT32_MAX
 #define SAMPLE_INVALID UINT64_MAX
-#define RING_STACK_BYTES (16 * 1024)
 
 struct ring;
 
@@ -221,7 +220,7 @@ int rtb_ring_measure(struct rtb_ctx *ctx, const struct rtb_metric *m, uint32_t n
 		struct rtb_thread_attr a = {.name = "thr-ring",
 					    .prio = RING_PRIO,
 					    .policy = RTB_POLICY_FIFO,
-					    .stack_bytes = RING_STACK_BYTES,
+					    .stack_bytes = RTB_RING_STACK_BYTES,
 					    .start_suspended = true};
 		rc = rtb_port_thread_create(&rg.members[i].thread, &a, ring_main, &rg.members[i]);
 		if (rc == RTB_OK)

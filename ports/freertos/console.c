@@ -367,10 +367,12 @@ static void runner_main(void *arg)
 		vTaskPrioritySet(NULL, FRT_NATIVE(0));
 		char end[32];
 		rtb_fmt(end, sizeof(end), "#rtb exit %d\n", status);
+		/* Not running any more before the host can see the exit line and
+		 * send the next run: this task takes that one after the line. */
+		running = false;
 		lock();
 		put(end);
 		unlock();
-		running = false;
 	}
 }
 

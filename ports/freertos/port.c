@@ -251,20 +251,6 @@ void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
 	rtb_freertos_fatal(line, 0);
 }
 
-void vApplicationMallocFailedHook(void);
-void vApplicationMallocFailedHook(void)
-{
-	/* Not fatal: the caller gets RTB_E_NOMEM, and scenarios probe how many
-	 * objects fit. Said once per boot. */
-	static uint32_t said;
-
-	if (!said) {
-		said = 1;
-		frt_console_err("FreeRTOS heap exhausted (pvPortMalloc failed); the port returns "
-				"out of memory");
-	}
-}
-
 void rtb_freertos_assert_failed(const char *file, int line)
 {
 	char text[160];

@@ -61,6 +61,14 @@
 #define RTB_LINE_MAX 160
 #endif
 
+/* ---- threads ----------------------------------------------------------- */
+
+/* Stack of each thread of a thread-switch ring (thr.switch.yield creates up
+ * to 1000 of them). */
+#ifndef RTB_RING_STACK_BYTES
+#define RTB_RING_STACK_BYTES (16 * 1024)
+#endif
+
 /* ---- runner ------------------------------------------------------------ */
 
 /* --set key=value options of one run. */

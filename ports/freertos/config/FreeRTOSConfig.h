@@ -33,8 +33,10 @@
 #define configMAX_TASK_NAME_LEN 16
 #define configSUPPORT_DYNAMIC_ALLOCATION 1 /* required: tasks and objects on the heap */
 #define configSUPPORT_STATIC_ALLOCATION 0
-/* heap_4 (first fit, coalescing): the memory scenarios read it. */
-#define configTOTAL_HEAP_SIZE (3u * 1024u * 1024u)
+/* heap_4 (first fit, coalescing): the memory scenarios read it. The board
+ * places it (BOARD_HEAP_BYTES, in its largest RAM). */
+#define configTOTAL_HEAP_SIZE BOARD_HEAP_BYTES
+#define configAPPLICATION_ALLOCATED_HEAP 1
 #define configNUM_THREAD_LOCAL_STORAGE_POINTERS 1 /* required: the port's thread */
 #define configTASK_NOTIFICATION_ARRAY_ENTRIES 3	  /* required: resume, start, console */
 #define configUSE_TASK_NOTIFICATIONS 1		  /* required */
@@ -51,12 +53,14 @@
 #define configGENERATE_RUN_TIME_STATS 0
 
 /* ---- hooks and checks ----------------------------------------------------- */
-/* Each writes one `#rtb err` line on the console (see the port's fault.c).
- * Stack overflow and a failed assertion stop the image; a failed allocation
- * only says so, since scenarios probe how many objects fit. */
+/* A stack overflow or a failed assertion writes one `#rtb err` line on the
+ * console and stops the image (port.c). No malloc-failed hook: scenarios
+ * probe how much fits (a 64 MiB buffer halved until it fits, threads until
+ * the heap is full), so a failed allocation is an answer, RTB_E_NOMEM,
+ * not an error. */
 #define configUSE_IDLE_HOOK 0
 #define configUSE_TICK_HOOK 1 /* required: keeps the 64-bit counter extended */
-#define configUSE_MALLOC_FAILED_HOOK 1
+#define configUSE_MALLOC_FAILED_HOOK 0
 #define configCHECK_FOR_STACK_OVERFLOW 2
 #ifndef __ASSEMBLER__
 void rtb_freertos_assert_failed(const char *file, int line);

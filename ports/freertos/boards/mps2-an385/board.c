@@ -41,6 +41,9 @@
 #define PRIO_TIMER configMAX_SYSCALL_INTERRUPT_PRIORITY
 #define PRIO_UART (configMAX_SYSCALL_INTERRUPT_PRIORITY + 0x20u)
 
+/* FreeRTOS's heap_4 memory (configAPPLICATION_ALLOCATED_HEAP). */
+uint8_t ucHeap[configTOTAL_HEAP_SIZE] __attribute__((section(".heap"), aligned(8)));
+
 static void (*rx_byte)(uint8_t);
 static uint8_t timer_periodic[BOARD_TIMERS];
 

@@ -12,6 +12,11 @@
 #define BOARD_CPU "cortex-m3"
 #define BOARD_CPU_HZ 25000000u /* SYSCLK: core and APB peripherals */
 
+/* FreeRTOS's heap: the board's 16 MiB PSRAM at 0x21000000 (the linker
+ * script's .heap); code runs from SSRAM1, data and stacks of the startup
+ * in SSRAM2/3. */
+#define BOARD_HEAP_BYTES (16u * 1024u * 1024u)
+
 /* The counter: the CMSDK dual timer's first timer, free-running, 32 bits,
  * counting down at SYSCLK (QEMU does not model the DWT cycle counter). */
 #define BOARD_DUALTIMER_BASE 0x40002000u
