@@ -363,6 +363,12 @@ static void runner_main(void *arg)
 		(void)ulTaskNotifyTakeIndexed(FRT_NOTE_WAKE, pdTRUE, portMAX_DELAY);
 		if (!running)
 			continue;
+		/* Start on a tick boundary with the counter back at zero: the run's
+		 * timeline, and every counter value in it, are then the same
+		 * whenever the command came, so under QEMU's -icount two runs give
+		 * the same figures. */
+		vTaskDelay(1);
+		frt_counter_restart();
 		int status = rtb_main(run_argc, run_argv);
 		vTaskPrioritySet(NULL, FRT_NATIVE(0));
 		char end[32];

@@ -147,6 +147,16 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
+void frt_counter_restart(void)
+{
+	uint32_t m = cm_irq_save();
+
+	board_counter_restart();
+	cm_counter_state.last = 0;
+	cm_counter_state.high = 0;
+	cm_irq_restore(m);
+}
+
 uint64_t rtb_port_time_ns(void)
 {
 	uint64_t c = rtb_port_counter_read();

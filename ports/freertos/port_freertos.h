@@ -24,6 +24,9 @@
 
 /* A duration in ticks, rounded up (at least 1 for a non-zero duration). */
 TickType_t frt_ticks_ceil(uint64_t ns);
+/* Restart the counter from zero (between runs only: every timestamp of a
+ * run comes from one counter epoch). */
+void frt_counter_restart(void);
 /* Set by the console task on `#rtb term` / `#rtb kill`. */
 extern volatile bool frt_stop;
 /* One `#rtb err <text>` line, straight to the UART (any context). */

@@ -50,12 +50,17 @@ static uint8_t timer_periodic[BOARD_TIMERS];
 static const uint32_t timer_base[BOARD_TIMERS] = {BOARD_TIMER0_BASE, BOARD_TIMER1_BASE};
 static const unsigned timer_irq[BOARD_TIMERS] = {BOARD_TIMER0_IRQ, BOARD_TIMER1_IRQ};
 
-void board_init(void (*rx)(uint8_t byte))
+void board_counter_restart(void)
 {
 	CM_REG(BOARD_DUALTIMER_BASE + DUAL_CTRL) = 0;
 	CM_REG(BOARD_DUALTIMER_BASE + DUAL_LOAD) = 0xFFFFFFFFu;
-	CM_REG(BOARD_DUALTIMER_BASE + DUAL_CTRL) =
-		DUAL_CTRL_EN | DUAL_CTRL_32BIT; /* free-running */
+	/* free-running, 32 bits */
+	CM_REG(BOARD_DUALTIMER_BASE + DUAL_CTRL) = DUAL_CTRL_EN | DUAL_CTRL_32BIT;
+}
+
+void board_init(void (*rx)(uint8_t byte))
+{
+	board_counter_restart();
 
 	rx_byte = rx;
 	CM_REG(BOARD_UART0_BASE + UART_BAUDDIV) = 16;

@@ -15,6 +15,9 @@
 /* Start the counter and the console; rx is called from the UART's receive
  * interrupt with each byte received. */
 void board_init(void (*rx)(uint8_t byte));
+/* Restart the free-running counter from its first value (interrupts
+ * masked by the caller). */
+void board_counter_restart(void);
 /* Write bytes to the console, waiting while its transmitter is full. Usable
  * with interrupts masked (fatal errors). */
 void board_console_write(const char *buf, size_t len);
