@@ -2,7 +2,7 @@
 """The FreeRTOS image on QEMU's mps2-an385, driven over its serial line.
 
 The image is built from ports/freertos with the kernel of FREERTOS_KERNEL_PATH
-and booted in qemu-system-arm; tests/freertos/image.py speaks the line
+and booted in qemu-system-arm; tests/python/freertos_image.py speaks the line
 protocol (docs/targets.md) to it. Checked here: the ready line and the facts
 file, the catalog (IPC unsupported), every record valid against the schema,
 SEM-B-REL and MUT-B-ARC passing with their negative controls caught and the
@@ -13,7 +13,7 @@ figures from two boots under QEMU's -icount.
 
 from __future__ import annotations
 
-import sys
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,10 +21,8 @@ from typing import Any
 
 import pytest
 
+import freertos_image as frt
 from rtbench.records import check_record
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "freertos"))
-import image as frt  # noqa: E402
 
 WHY = frt.missing()
 pytestmark = [
@@ -70,7 +68,7 @@ def test_ready_facts_and_catalog(board: frt.Image) -> None:
     assert board.request("#rtb hello") == [board.ready]
     lines = board.request("#rtb read /rtbench/freertos.json")
     assert lines[-1] == "#rtb done"
-    facts = frt.json.loads("".join(frt._decode(x[len("#rtb data ") :]) for x in lines[:-1]))
+    facts = json.loads("".join(frt._decode(x[len("#rtb data ") :]) for x in lines[:-1]))
     assert facts["kernel"] == "V11.1.0" and facts["port"] == "GCC/ARM_CM3"
     assert facts["heap"]["scheme"] == "heap_4" and facts["heap"]["total_bytes"] > 0
     assert facts["config"]["configUSE_PREEMPTION"] == 1
@@ -120,7 +118,7 @@ def test_busy_and_term(board: frt.Image) -> None:
         if line.startswith("#rtb fail 16 "):
             fail.append(line)
         elif line.startswith("{"):
-            records.append(frt.json.loads(line))
+            records.append(json.loads(line))
         elif line.startswith("#rtb exit "):
             break
     assert fail, "a second run during a run was not refused"

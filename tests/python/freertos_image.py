@@ -6,7 +6,7 @@ QEMU's ``-serial stdio`` connects to this process's pipes. Used by
 tests/python/test_freertos_image.py, and as a script that runs a catalog on
 the image and prints one line per scenario::
 
-    python3 tests/freertos/image.py [--deterministic N] [--profile quick] [NAME...]
+    python3 tests/python/freertos_image.py [--deterministic N] [--profile quick] [NAME...]
 
 Needs FREERTOS_KERNEL_PATH (a FreeRTOS-Kernel checkout), arm-none-eabi-gcc
 with picolibc, cmake and qemu-system-arm. ``missing()`` says which is absent.
@@ -116,8 +116,7 @@ def _decode(text: str) -> str:
 
 def _encode(arg: str) -> str:
     return "".join(
-        c if "!" <= c <= "~" and c != "%" else "".join(f"%{b:02X}" for b in c.encode())
-        for c in arg
+        c if "!" <= c <= "~" and c != "%" else "".join(f"%{b:02X}" for b in c.encode()) for c in arg
     )
 
 
