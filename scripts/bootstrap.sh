@@ -41,6 +41,13 @@ rtb_missing_packages() {
 		command -v qemu-system-aarch64 >/dev/null 2>&1 || missing="$missing qemu-system-arm"
 		command -v gpgv >/dev/null 2>&1 || missing="$missing gpgv"
 	fi
+	# The FreeRTOS port's image (ports/freertos) and the core's Cortex-M3
+	# cross-build check (tests/cross): the bare-metal compiler and its C library.
+	if [ "$want" = dev ]; then
+		command -v arm-none-eabi-gcc >/dev/null 2>&1 || missing="$missing gcc-arm-none-eabi"
+		[ -f /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] ||
+			missing="$missing picolibc-arm-none-eabi"
+	fi
 	# The system tests read this machine through BusyBox alone, as in a minimal guest.
 	if [ "$want" = dev ] && ! command -v busybox >/dev/null 2>&1; then
 		missing="$missing busybox-static"

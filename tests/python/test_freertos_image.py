@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The FreeRTOS image on QEMU's mps2-an385, driven over its serial line.
+
+The image is built from ports/freertos with the kernel of FREERTOS_KERNEL_PATH
+and booted in qemu-system-arm; tests/python/freertos_image.py speaks the line
+protocol (docs/targets.md) to it. Checked here: the ready line and the facts
+file, the catalog (IPC unsupported), every record valid against the schema,
+SEM-B-REL and MUT-B-ARC passing with their negative controls caught and the
+priority ceiling unsupported with its reason, several runs in one boot, a
+second run refused while one runs, `term` ending a run early, and identical
+figures from two boots under QEMU's -icount.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import freertos_image as frt
+from rtbench.records import check_record
+
+WHY = frt.missing()
+pytestmark = [
+    pytest.mark.skipif(WHY is not None, reason=f"FreeRTOS image not buildable here: {WHY}"),
+    pytest.mark.slow,
+]
+
+ICOUNT_SHIFT = 5  # 32 ns of virtual time per instruction: about a 31 MHz core
+
+
+@pytest.fixture(scope="module")
+def elf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return frt.build(tmp_path_factory.mktemp("frt-build"))
+
+
+@pytest.fixture
+def board(elf: Path) -> Iterator[frt.Image]:
+    img = frt.Image(elf)
+    try:
+        yield img
+    finally:
+        img.close()
+
+
+def run_one(img: frt.Image, name: str, *extra: str) -> frt.RunResult:
+    args = ["run", "--profile", "quick", "--scenario", name, "--cpu", "0", *extra]
+    res = img.run(args, 180.0)
+    assert not res.lost, f"{name}: {res.lost}"
+    assert res.status == 0, f"{name}: exit {res.status}, {res.errors}"
+    for record in res.records:
+        check_record(record)
+    return res
+
+
+def verdict(res: frt.RunResult, check: str) -> dict[str, Any]:
+    found = [v for v in res.of_type("verdict") if v.get("check") == check]
+    assert len(found) == 1, f"no single verdict {check}: {res.of_type('verdict')}"
+    return found[0]
+
+
+def test_ready_facts_and_catalog(board: frt.Image) -> None:
+    assert board.ready == "#rtb ready 1 FreeRTOS%20V11.1.0 mps2-an385"
+    assert board.request("#rtb hello") == [board.ready]
+    lines = board.request("#rtb read /rtbench/freertos.json")
+    assert lines[-1] == "#rtb done"
+    facts = json.loads("".join(frt._decode(x[len("#rtb data ") :]) for x in lines[:-1]))
+    assert facts["kernel"] == "V11.1.0" and facts["port"] == "GCC/ARM_CM3"
+    assert facts["heap"]["scheme"] == "heap_4" and facts["heap"]["total_bytes"] > 0
+    assert facts["config"]["configUSE_PREEMPTION"] == 1
+    assert board.request("#rtb read /etc/passwd")[-1].startswith("#rtb fail 38 ")
+    assert board.request("#rtb exec 1000 ls")[-1].startswith("#rtb fail 38 ")
+
+    res = board.run(["list", "--cpu", "0"], 60.0)
+    assert res.status == 0
+    for record in res.records:
+        check_record(record)
+    meta = res.of_type("meta")[0]
+    assert meta["os"] == "FreeRTOS" and meta["build"]["arch"] == "armv7-m"
+    entries = {c["scenario"]: c for c in res.of_type("catalog")}
+    assert entries["sem.wait.block"]["supported"] is True
+    assert entries["irq.latency"]["supported"] is True
+    ipc = [n for n in entries if n.startswith("ipc.") and n != "ipc.pi.stress"]
+    assert ipc and all(entries[n]["supported"] is False for n in ipc)
+
+
+def test_behaviour_verdicts_with_controls(board: frt.Image) -> None:
+    rel = verdict(run_one(board, "sem.behavior.release_order"), "release_order")
+    assert rel["outcome"] == "pass", rel
+    assert rel["control"]["outcome"] == "caught", rel
+
+    mut = run_one(board, "mut.behavior.pi")
+    pi = verdict(mut, "priority_inheritance")
+    assert pi["outcome"] == "pass", pi
+    assert pi["control"]["outcome"] == "caught", pi
+    ceiling = verdict(mut, "priority_ceiling")
+    assert ceiling["outcome"] == "unsupported"
+    assert "ceiling" in ceiling["reason"], ceiling
+
+    # the same boot keeps answering: a POSIX-only scenario is unsupported
+    ipc = run_one(board, "ipc.signal.roundtrip")
+    assert ipc.end_status("ipc.signal.roundtrip") == "unsupported"
+
+
+def test_busy_and_term(board: frt.Image) -> None:
+    board.send("#rtb run run --profile quick --scenario os.noise --cpu 0 --set duration_ms=60000")
+    time.sleep(2.0)
+    board.send("#rtb run list --cpu 0")
+    board.send("#rtb term")
+    records, fail = [], []
+    started = time.monotonic()
+    while True:
+        line = board.read_line(60.0)
+        if line.startswith("#rtb fail 16 "):
+            fail.append(line)
+        elif line.startswith("{"):
+            records.append(json.loads(line))
+        elif line.startswith("#rtb exit "):
+            break
+    assert fail, "a second run during a run was not refused"
+    assert time.monotonic() - started < 30.0, "term did not end the run early"
+    ends = [r for r in records if r["type"] == "end" and r.get("scope") == "scenario"]
+    assert ends and ends[0]["scenario"] == "os.noise"
+
+
+LATENCY = [
+    "sem.wait.block",
+    "mut.lock.block",
+    "mq.send.unblock",
+    "evt.set.unblock",
+    "sched.preempt.switch",
+    "irq.latency",
+    "irq.to_thread",
+]
+
+
+def figures(res: frt.RunResult) -> list[tuple[Any, ...]]:
+    out = []
+    for r in res.of_type("result"):
+        stats = r.get("stats", {})
+        out.append((r.get("metric"), tuple(sorted((k, str(v)) for k, v in stats.items()))))
+    return out
+
+
+def test_deterministic_figures(elf: Path) -> None:
+    runs = []
+    for _ in range(2):
+        img = frt.Image(elf, ICOUNT_SHIFT)
+        try:
+            runs.append({n: figures(run_one(img, n)) for n in LATENCY})
+        finally:
+            img.close()
+    for name in LATENCY:
+        assert runs[0][name], f"{name}: no result"
+        assert runs[0][name] == runs[1][name], f"{name} differs between two -icount boots"
