@@ -357,6 +357,13 @@ bool rtb_port_stop_requested(void);
 /* Write bytes to the results stream (stdout, a serial line, ...). */
 int rtb_port_console_write(const char *buf, size_t len);
 
+/* Read up to len bytes the host sent on the console, without blocking:
+ * returns how many were read (0: none waiting), or RTB_E_UNSUPPORTED when
+ * the port's console is write-only or the port takes its commands another
+ * way (a hosted port gets its command line from the OS). A firmware port
+ * reads its console protocol with it (commands, stop requests). */
+int rtb_port_console_read(char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -317,7 +317,7 @@ static void duration_tables(const char *id, const struct tick_run *r)
 	static const struct rtb_column scols[] = {
 		{"quantity", ""}, {"value", "ticks"}, {"note", ""}};
 	j = rtb_table_begin(id, "summary", "Clock tick duration (CLK-P-DUR)", scols, 3);
-	rtb_fmt(note, sizeof(note), "median loop; loop counter %u", r->loop_count);
+	rtb_fmt(note, sizeof(note), "median loop; loop counter %" RTB_PRIu32 "", r->loop_count);
 	summary_row(j, "normal loop time", true, normal, note);
 	summary_row(j, "loop time with interrupt (typical)", a->tick > 0,
 		    a->tick_loop_typical_ticks - oh, "median of the tick loops");

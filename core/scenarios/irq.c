@@ -453,7 +453,8 @@ static void sus_tables(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 	rtb_conditions_row(j, "periods tried between", "ns", "%llu..%llu",
 			   (unsigned long long)s->cfg.min_period_ns,
 			   (unsigned long long)s->cfg.max_period_ns);
-	rtb_conditions_row(j, "search resolution", "", "1/%u of the period", s->cfg.resolution_div);
+	rtb_conditions_row(j, "search resolution", "", "1/%" RTB_PRIu32 " of the period",
+			   s->cfg.resolution_div);
 	rtb_table_end(j);
 }
 
@@ -525,7 +526,8 @@ static void sus_progress(const struct rtb_ctx *ctx, const struct sus_row *row, u
 	uint64_t budget = ctx->budget_end_ticks - ctx->start_ticks;
 
 	rtb_fmt(msg, sizeof(msg),
-		"phase %u (%s): %llu interrupts at %llu ns: generated %llu, serviced %llu, "
+		"phase %" RTB_PRIu32
+		" (%s): %llu interrupts at %llu ns: generated %llu, serviced %llu, "
 		"lost %llu",
 		n, row->stage, (unsigned long long)row->requested,
 		(unsigned long long)row->period_ns, (unsigned long long)row->counts.generated,

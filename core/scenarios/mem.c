@@ -53,7 +53,7 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 	uint64_t failed = 0;
 	char blocks[32];
 
-	rtb_fmt(blocks, sizeof(blocks), "blocks of %u bytes", bytes);
+	rtb_fmt(blocks, sizeof(blocks), "blocks of %" RTB_PRIu32 " bytes", bytes);
 	rtb_metric_param(&ma, "bytes", bytes);
 	rtb_metric_param(&mf, "bytes", bytes);
 	if (rtb_recorder_init_pair(&ra, &ma, &rf, &mf, warm, ctx->raw_max) != RTB_OK)
@@ -76,7 +76,8 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 			break;
 	}
 	if (failed > 0)
-		rtb_emit_log("mem.alloc", "warning", "%llu allocations of %u bytes failed",
+		rtb_emit_log("mem.alloc", "warning",
+			     "%llu allocations of %" RTB_PRIu32 " bytes failed",
 			     (unsigned long long)failed, bytes);
 	rtb_emit_result(&ra);
 	rtb_emit_result(&rf);
@@ -545,8 +546,9 @@ static int run_leak(struct rtb_ctx *ctx)
 	if (!o.mq || !o.evt)
 		rtb_verdict_evidence(&v, "skipped, the port lacks them:%s%s",
 				     o.mq ? "" : " message queues", o.evt ? "" : " event flags");
-	rtb_verdict_evidence(&v, "%zu samples (every %u loops at the end), the first %zu a warm-up",
-			     r.nsamples, r.stride, d.warmup_samples);
+	rtb_verdict_evidence(
+		&v, "%zu samples (every %" RTB_PRIu32 " loops at the end), the first %zu a warm-up",
+		r.nsamples, r.stride, d.warmup_samples);
 	trend_lines(&d, &p, false, &v);
 	if (r.note != NULL)
 		rtb_verdict_evidence(&v, "%s", r.note);

@@ -80,7 +80,8 @@ static int open_queue(const char *id, uint32_t bytes, struct rtb_mq **q, uint8_t
 
 	if (rc != RTB_OK) {
 		rtb_emit_log(id, "warning",
-			     "the OS refused a message queue of %u-byte messages, depth %u (%s): "
+			     "the OS refused a message queue of %" RTB_PRIu32
+			     "-byte messages, depth %u (%s): "
 			     "this size is recorded as unsupported",
 			     bytes, MQ_DEPTH, rtb_port_strerror(rc));
 		return rc;
@@ -134,7 +135,8 @@ static int sizes_finish(struct rtb_ctx *ctx, const char *id, const struct sizes 
 	if (s->measured > 0)
 		return RTB_OK;
 	return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED,
-			    "the OS refused a message queue of %u-byte messages (%s)%s",
+			    "the OS refused a message queue of %" RTB_PRIu32
+			    "-byte messages (%s)%s",
 			    s->bytes[0], rtb_port_strerror(s->rc[0]),
 			    s->n > 1 ? ", and every other size tried" : "");
 }
@@ -200,7 +202,7 @@ static int arn_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx
 	metric_params(&mr, bytes);
 	if (rtb_recorder_init_pair(&rs, &ms, &rr, &mr, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
-	rtb_fmt(what, sizeof(what), "iterations (%u-byte messages)", bytes);
+	rtb_fmt(what, sizeof(what), "iterations (%" RTB_PRIu32 "-byte messages)", bytes);
 	for (uint64_t i = 0; i < n + warm; i++) {
 		uint64_t t0 = rtb_port_counter_read();
 		rc = rtb_port_mq_send(q, tx, bytes);
@@ -221,7 +223,8 @@ static int arn_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx
 		rc = arn_amortised(ctx, q, tx, rx, bytes, calls, a);
 	}
 	if (rc != RTB_OK)
-		rtb_ctx_fail(ctx, rc, "message queue operation failed (%u-byte messages): %s",
+		rtb_ctx_fail(ctx, rc,
+			     "message queue operation failed (%" RTB_PRIu32 "-byte messages): %s",
 			     bytes, rtb_port_strerror(rc));
 	rtb_recorder_free(&rs);
 	rtb_recorder_free(&rr);
@@ -261,10 +264,12 @@ static int run_arn(struct rtb_ctx *ctx)
 			char op[64];
 			if (s.rc[k] != RTB_OK)
 				continue;
-			rtb_fmt(op, sizeof(op), "send (no waiter), %u bytes, batches of %u",
+			rtb_fmt(op, sizeof(op),
+				"send (no waiter), %" RTB_PRIu32 " bytes, batches of %u",
 				s.bytes[k], MQ_DEPTH);
 			rtb_amortised_row(j, op, a[k].calls, a[k].send_ticks);
-			rtb_fmt(op, sizeof(op), "receive (queued), %u bytes, batches of %u",
+			rtb_fmt(op, sizeof(op),
+				"receive (queued), %" RTB_PRIu32 " bytes, batches of %u",
 				s.bytes[k], MQ_DEPTH);
 			rtb_amortised_row(j, op, a[k].calls, a[k].receive_ticks);
 		}
@@ -363,7 +368,7 @@ static int blk_one_size(struct rtb_ctx *ctx, struct blk_shared *sh, const uint8_
 	if (!rtb_wait_count(&sh->waits, 1, EXIT_WAIT_NS))
 		rtb_emit_log(id, "warning", "the receiver did not run within a second");
 
-	rtb_fmt(what, sizeof(what), "iterations (%u-byte messages)", bytes);
+	rtb_fmt(what, sizeof(what), "iterations (%" RTB_PRIu32 "-byte messages)", bytes);
 	for (uint64_t i = 0; i < n + warm && sh->rc == RTB_OK; i++) {
 		uint32_t wakes = sh->wakes, waits = sh->waits;
 		uint64_t t0 = rtb_port_counter_read();
@@ -395,13 +400,15 @@ static int blk_one_size(struct rtb_ctx *ctx, struct blk_shared *sh, const uint8_
 	if (rc == RTB_OK && sh->rc != RTB_OK)
 		rc = sh->rc;
 	if (rc != RTB_OK) {
-		rtb_ctx_fail(ctx, rc, "message queue operation failed (%u-byte messages): %s",
+		rtb_ctx_fail(ctx, rc,
+			     "message queue operation failed (%" RTB_PRIu32 "-byte messages): %s",
 			     bytes, rtb_port_strerror(rc));
 		goto out;
 	}
 	if (invalid > 0)
 		rtb_emit_log(id, "warning",
-			     "%llu of %llu iterations invalid (%u-byte messages): the receiver did "
+			     "%llu of %llu iterations invalid (%" RTB_PRIu32
+			     "-byte messages): the receiver did "
 			     "not run and block again before send returned",
 			     (unsigned long long)invalid, (unsigned long long)done, bytes);
 	rtb_emit_result(&ru);

@@ -228,8 +228,9 @@ static void b_control(struct rtb_verdict *v, const struct b_summary *ctl,
 		rtb_port_mutex_mechanism(RTB_MUTEX_NONE));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), reason);
 	rtb_verdict_control_evidence(v, "observed order: %s", ctl->order);
-	rtb_verdict_control_evidence(v, "%u of %u runs showed the inversion", ctl->failed,
-				     ctl->runs);
+	rtb_verdict_control_evidence(v,
+				     "%" RTB_PRIu32 " of %" RTB_PRIu32 " runs showed the inversion",
+				     ctl->failed, ctl->runs);
 }
 
 static void b_evidence(struct rtb_verdict *v, enum rtb_mutex_protocol p, const struct b_summary *s)
@@ -238,7 +239,9 @@ static void b_evidence(struct rtb_verdict *v, enum rtb_mutex_protocol p, const s
 	rtb_verdict_evidence(v, "priorities: L %d, M %d, H %d (controller 0)", PRIO_L, PRIO_M,
 			     PRIO_H);
 	rtb_verdict_evidence(v, "observed order: %s", s->order);
-	rtb_verdict_evidence(v, "%u of %u runs kept M out until H had released the mutex",
+	rtb_verdict_evidence(v,
+			     "%" RTB_PRIu32 " of %" RTB_PRIu32
+			     " runs kept M out until H had released the mutex",
 			     s->passed, s->runs);
 }
 

@@ -107,7 +107,7 @@ static int measure_task_switch(struct rtb_ctx *ctx, struct component *c)
 	if (rc == RTB_OK)
 		finish(c, &r);
 	else if (ctx->reason[0] == '\0')
-		rtb_ctx_fail(ctx, rc, "could create only %u of 2 threads: %s", created,
+		rtb_ctx_fail(ctx, rc, "could create only %" RTB_PRIu32 " of 2 threads: %s", created,
 			     rtb_port_strerror(rc));
 	rtb_recorder_free(&r);
 	return rc;

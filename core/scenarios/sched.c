@@ -90,8 +90,8 @@ static int run_coop(struct rtb_ctx *ctx)
 	if (rc == RTB_OK)
 		rtb_emit_result(&r);
 	else if (ctx->reason[0] == '\0')
-		rtb_ctx_fail(ctx, rc, "could create only %u of %u threads: %s", created,
-			     COOP_THREADS, rtb_port_strerror(rc));
+		rtb_ctx_fail(ctx, rc, "could create only %" RTB_PRIu32 " of %u threads: %s",
+			     created, COOP_THREADS, rtb_port_strerror(rc));
 	rtb_recorder_free(&r);
 	return rc;
 }

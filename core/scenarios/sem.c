@@ -399,8 +399,10 @@ static int run_arc(struct rtb_ctx *ctx)
 	rtb_metric_param(&mr, "priority_levels", levels);
 	if (levels < nw)
 		rtb_emit_log(id, "info",
-			     "%llu waiters share %u priority levels (the port has no more above "
-			     "the controller): waiter k blocks at level 1 + k mod %u, so up to "
+			     "%llu waiters share %" RTB_PRIu32
+			     " priority levels (the port has no more above "
+			     "the controller): waiter k blocks at level 1 + k mod %" RTB_PRIu32
+			     ", so up to "
 			     "%llu waiters share a level, and among equal priorities the one that "
 			     "blocked first is released first",
 			     (unsigned long long)nw, levels, levels,
@@ -442,7 +444,7 @@ static int run_arc(struct rtb_ctx *ctx)
 		struct rtb_thread_attr a = {.name = "sem-waiter", .prio = w->prio};
 		rc = rtb_port_thread_create(&w->thread, &a, arc_waiter_main, w);
 		if (rc != RTB_OK) {
-			rtb_ctx_fail(ctx, rc, "could not create waiter %u: %s", k,
+			rtb_ctx_fail(ctx, rc, "could not create waiter %" RTB_PRIu32 ": %s", k,
 				     rtb_port_strerror(rc));
 			break;
 		}

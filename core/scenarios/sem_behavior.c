@@ -279,7 +279,9 @@ static int lck_observe(struct lck_shared *sh, enum tsem_kind kind, struct rtb_se
 	o->helper_ran = true;
 	bool ok = lck_take(sh, o, LCK_INITIAL);
 	o->value_after_waits = tsem_value(&sh->sem);
-	lines_add(ev, "P on count %u: %u of %u returned without blocking, count then %u",
+	lines_add(ev,
+		  "P on count %u: %" RTB_PRIu32 " of %" RTB_PRIu32
+		  " returned without blocking, count then %" RTB_PRIu32 "",
 		  LCK_INITIAL, o->waits_positive_done, o->waits_positive, o->value_after_waits);
 	if (!ok)
 		goto out;
@@ -302,7 +304,7 @@ static int lck_observe(struct lck_shared *sh, enum tsem_kind kind, struct rtb_se
 	o->released =
 		o->released_in_signal || rtb_wait_count(&sh->returns, before + 1, 1000000000u);
 	o->value_after_release = tsem_value(&sh->sem);
-	lines_add(ev, "V with the priority-1 helper blocked: %s; count then %u",
+	lines_add(ev, "V with the priority-1 helper blocked: %s; count then %" RTB_PRIu32 "",
 		  o->released_in_signal ? "the helper ran before V returned"
 		  : o->released		? "V returned first, the helper ran later"
 					: "the helper was not released within 1 s",
@@ -316,7 +318,9 @@ static int lck_observe(struct lck_shared *sh, enum tsem_kind kind, struct rtb_se
 	o->value_after_signals = tsem_value(&sh->sem);
 	uint32_t done = o->waits_positive_done;
 	lck_take(sh, o, o->value_after_signals < 16 ? o->value_after_signals : 16);
-	lines_add(ev, "%u V with no waiter: count 0 -> %u; %u P then returned without blocking",
+	lines_add(ev,
+		  "%u V with no waiter: count 0 -> %" RTB_PRIu32 "; %" RTB_PRIu32
+		  " P then returned without blocking",
 		  LCK_SIGNALS, o->value_after_signals, o->waits_positive_done - done);
 out:
 	rc = lck_unstick(sh) ? RTB_OK : RTB_E_TIMEOUT;
@@ -353,8 +357,9 @@ static void lck_max_count(struct lines *ev)
 				rtb_port_strerror(rc2));
 		else
 			rtb_fmt(how, sizeof(how),
-				"NOT confirmed: from max-1, V gave %s (count %u), the next V %s "
-				"(count %u)",
+				"NOT confirmed: from max-1, V gave %s (count %" RTB_PRIu32
+				"), the next V %s "
+				"(count %" RTB_PRIu32 ")",
 				rtb_port_strerror(rc1), v1,
 				rc2 == RTB_OK ? "was accepted" : "failed", v2);
 	}
@@ -654,7 +659,8 @@ static int run_release_order(struct rtb_ctx *ctx)
 	sh->n = (uint32_t)RTB_MIN(want, (uint64_t)info->prio_max);
 	if (sh->n < want)
 		rtb_emit_log(id, "info",
-			     "%u waiters instead of %llu: the port has %d levels above "
+			     "%" RTB_PRIu32
+			     " waiters instead of %llu: the port has %d levels above "
 			     "the controller",
 			     sh->n, (unsigned long long)want, info->prio_max);
 

@@ -568,8 +568,9 @@ static int rr_observe(struct rtb_ctx *ctx, struct rr_run *run, enum rtb_policy p
 	for (uint32_t i = 0; i < created; i++)
 		rtb_port_thread_delete(run->threads[i].thread);
 	if (rc != RTB_OK)
-		return rtb_ctx_fail(ctx, rc, "could create only %u of %u threads: %s", created,
-				    run->n, rtb_port_strerror(rc));
+		return rtb_ctx_fail(
+			ctx, rc, "could create only %" RTB_PRIu32 " of %" RTB_PRIu32 " threads: %s",
+			created, run->n, rtb_port_strerror(rc));
 	if (ended < created)
 		return rtb_ctx_fail(ctx, RTB_E_TIMEOUT, "the busy threads did not end in time");
 	return RTB_OK;
@@ -603,7 +604,7 @@ static void rr_order_text(char *buf, size_t len, const struct rtb_thr_rr_slice *
 	uint32_t i = 0;
 
 	for (; i < n && used + 8 < len; i++)
-		used += rtb_fmt(buf + used, len - used, " %u", s[i].thread);
+		used += rtb_fmt(buf + used, len - used, " %" RTB_PRIu32 "", s[i].thread);
 	if (i < n)
 		rtb_fmt(buf + used, len - used, " ...");
 }
@@ -614,7 +615,7 @@ static void rr_per_thread_text(char *buf, size_t len, const struct rtb_thr_rr_su
 	size_t used = rtb_fmt(buf, len, "slices per thread:");
 
 	for (uint32_t i = 0; i < n; i++)
-		used += rtb_fmt(buf + used, len - used, " %u", sum->per_thread[i]);
+		used += rtb_fmt(buf + used, len - used, " %" RTB_PRIu32 "", sum->per_thread[i]);
 }
 
 /* Time inside slices during which the slice's thread did not run. */
@@ -753,7 +754,8 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 	}
 	fmt_ms(a, sizeof(a), duration_ns);
 	rtb_verdict_evidence(&v,
-			     "%u threads at relative priority %d under %s, each busy until a "
+			     "%" RTB_PRIu32
+			     " threads at relative priority %d under %s, each busy until a "
 			     "common end time %s after release",
 			     run.n, RR_PRIO, platform == RTB_POLICY_RR ? "round robin" : "FIFO", a);
 	if (os_slice_ns != 0) {
@@ -771,8 +773,9 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		fmt_ms(a, sizeof(a), rtb_ticks_to_ns(sum.first_median_ticks));
 		fmt_ms(b, sizeof(b), rtb_ticks_to_ns(sum.later_median_ticks));
 		rtb_verdict_evidence(&v,
-				     "first slice after creation: median %s (%u slices); later "
-				     "slices: median %s (%u slices)",
+				     "first slice after creation: median %s (%" RTB_PRIu32
+				     " slices); later "
+				     "slices: median %s (%" RTB_PRIu32 " slices)",
 				     a, sum.first_complete, b, sum.later_complete);
 	}
 	if (os_slice_ns != 0 && sum.complete > 0) {
@@ -792,7 +795,8 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		rtb_verdict_evidence(&v, "differences up to one OS tick (%s) are explained", a);
 	}
 	if (sum.truncated > 0 || overflow)
-		rtb_verdict_evidence(&v, "%u slices beyond the first %u not analysed%s",
+		rtb_verdict_evidence(&v,
+				     "%" RTB_PRIu32 " slices beyond the first %u not analysed%s",
 				     sum.truncated, RR_SLICES_MAX,
 				     overflow ? "; some stretches were not recorded" : "");
 
@@ -831,7 +835,8 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 					 reason, sizeof(reason));
 		fmt_ms(a, sizeof(a), control_ns);
 		rtb_fmt(v.control_description, sizeof(v.control_description),
-			"the same %u threads under FIFO for %s, where the first one keeps the CPU "
+			"the same %" RTB_PRIu32
+			" threads under FIFO for %s, where the first one keeps the CPU "
 			"and the others starve",
 			run.n, a);
 		v.control = rtb_control_of(co);

@@ -61,8 +61,8 @@ static int run_switch_yield(struct rtb_ctx *ctx)
 		uint32_t created = 0;
 		if (rtb_ctx_expired(ctx)) {
 			rtb_emit_log("thr.switch.yield", "warning",
-				     "%s before the ring of %u threads", rtb_ctx_expired_cause(ctx),
-				     n);
+				     "%s before the ring of %" RTB_PRIu32 " threads",
+				     rtb_ctx_expired_cause(ctx), n);
 			break;
 		}
 		int rc = ring_run(ctx, n, samples, &created);
@@ -71,14 +71,17 @@ static int run_switch_yield(struct rtb_ctx *ctx)
 		bool optional = only == 0 && n > 1000;
 		if (optional && created < n && (rc == RTB_E_NOMEM || rc == RTB_E_AGAIN)) {
 			rtb_emit_log("thr.switch.yield", "warning",
-				     "the OS could create only %u of %u threads (the port "
-				     "said: %s): no result for the ring of %u threads",
+				     "the OS could create only %" RTB_PRIu32 " of %" RTB_PRIu32
+				     " threads (the port "
+				     "said: %s): no result for the ring of %" RTB_PRIu32 " threads",
 				     created, n, rtb_port_strerror(rc), n);
 			ctx->reason[0] = '\0';
 			continue;
 		}
 		if (created < n)
-			return rtb_ctx_fail(ctx, rc, "could create only %u of %u ring threads: %s",
+			return rtb_ctx_fail(ctx, rc,
+					    "could create only %" RTB_PRIu32 " of %" RTB_PRIu32
+					    " ring threads: %s",
 					    created, n, rtb_port_strerror(rc));
 		return rc;
 	}

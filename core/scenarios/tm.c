@@ -109,7 +109,8 @@ static void tm_teardown(struct tm_run *run)
 	for (uint32_t i = 0; i < def->nworkers; i++) {
 		struct tm_worker *w = &run->w[i];
 		if (w->started && !rtb_wait_count(&w->done, 1, TM_EXIT_TIMEOUT_NS))
-			rtb_emit_log(def->id, "warning", "worker %u did not end when told to", i);
+			rtb_emit_log(def->id, "warning",
+				     "worker %" RTB_PRIu32 " did not end when told to", i);
 	}
 	/* no worker can raise the interrupt any more: delete the source */
 	for (uint32_t i = 0; i < def->nworkers; i++) {
@@ -198,7 +199,8 @@ static int tm_measure(struct rtb_ctx *ctx, struct tm_run *run, const struct tm_d
 		uint64_t t = rtb_port_counter_read();
 		if (!full) {
 			if (run->err == RTB_OK)
-				rtb_emit_log(def->id, "warning", "%s after %u of %u %s",
+				rtb_emit_log(def->id, "warning",
+					     "%s after %" RTB_PRIu32 " of %" RTB_PRIu32 " %s",
 					     rtb_ctx_expired_cause(ctx), p, nperiods, what);
 			break;
 		}
@@ -314,25 +316,30 @@ static int tm_fairness(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdi
 	v->outcome = tm_decide(def, run->cum, run->nperiods, v->reason, sizeof(v->reason));
 	if (def->chain)
 		rtb_verdict_evidence(v,
-				     "%u threads at relative priorities 1..%u; thread 0 resumes "
+				     "%" RTB_PRIu32
+				     " threads at relative priorities 1..%" RTB_PRIu32
+				     "; thread 0 resumes "
 				     "thread 1, each resumes the next higher and suspends itself",
 				     def->nworkers, def->nworkers);
 	else
 		rtb_verdict_evidence(v,
-				     "%u threads at relative priority 1, each counts a turn and "
+				     "%" RTB_PRIu32
+				     " threads at relative priority 1, each counts a turn and "
 				     "relinquishes",
 				     def->nworkers);
 	if (unfair_platform)
 		rtb_verdict_evidence(v, "option %s.unfair=1: %s", def->id, broken);
 	for (uint32_t p = 0; p < run->nperiods; p++) {
 		if (v->nevidence + 1 >= RTB_EVIDENCE_MAX) {
-			rtb_verdict_evidence(v, "(%u more periods in table \"periods\")",
+			rtb_verdict_evidence(v,
+					     "(%" RTB_PRIu32 " more periods in table \"periods\")",
 					     run->nperiods - p);
 			break;
 		}
 		rtb_tm_counts_text(counts, sizeof(counts), &run->cum[p * def->nworkers],
 				   def->nworkers);
-		rtb_verdict_evidence(v, "end of period %u, turns per thread: %s", p + 1, counts);
+		rtb_verdict_evidence(v, "end of period %" RTB_PRIu32 ", turns per thread: %s",
+				     p + 1, counts);
 	}
 
 	int rc = tm_measure(ctx, run, def, true, 1, TM_CONTROL_NS,

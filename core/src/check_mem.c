@@ -124,7 +124,8 @@ void rtb_mem_decide(const struct rtb_mem_sample *s, size_t n, const struct rtb_m
 	if (judged < 2 * (size_t)segs) {
 		d->outcome = RTB_INCONCLUSIVE;
 		rtb_fmt(d->reason, sizeof(d->reason),
-			"too few samples to judge: %zu after warm-up, %u needed", judged, 2 * segs);
+			"too few samples to judge: %zu after warm-up, %" RTB_PRIu32 " needed",
+			judged, 2 * segs);
 		return;
 	}
 

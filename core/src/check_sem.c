@@ -12,13 +12,15 @@ enum rtb_outcome rtb_check_sem_lock(const struct rtb_sem_lock_obs *o, char *reas
 	}
 	if (o->waits_positive_done < o->waits_positive) {
 		rtb_fmt(reason, len,
-			"P blocked although the count was positive (%u of %u returned)",
+			"P blocked although the count was positive (%" RTB_PRIu32 " of %" RTB_PRIu32
+			" returned)",
 			o->waits_positive_done, o->waits_positive);
 		return RTB_FAIL;
 	}
 	if (o->value_after_waits != 0) {
 		rtb_fmt(reason, len,
-			"P did not decrement the count: %u left after taking all of it",
+			"P did not decrement the count: %" RTB_PRIu32
+			" left after taking all of it",
 			o->value_after_waits);
 		return RTB_FAIL;
 	}
@@ -38,13 +40,15 @@ enum rtb_outcome rtb_check_sem_lock(const struct rtb_sem_lock_obs *o, char *reas
 	}
 	if (o->value_after_release != 0) {
 		rtb_fmt(reason, len,
-			"V that released a waiter also incremented the count (count %u after)",
+			"V that released a waiter also incremented the count (count %" RTB_PRIu32
+			" after)",
 			o->value_after_release);
 		return RTB_FAIL;
 	}
 	if (o->value_after_signals != o->signals) {
-		rtb_fmt(reason, len, "%u V with no waiter took the count from 0 to %u", o->signals,
-			o->value_after_signals);
+		rtb_fmt(reason, len,
+			"%" RTB_PRIu32 " V with no waiter took the count from 0 to %" RTB_PRIu32 "",
+			o->signals, o->value_after_signals);
 		return RTB_FAIL;
 	}
 	rtb_fmt(reason, len,
@@ -103,30 +107,38 @@ enum rtb_outcome rtb_check_sem_release(const struct rtb_sem_release_obs *o, char
 
 	if (n == 0 || o->blocked < n) {
 		rtb_fmt(reason, len,
-			"only %u of %u waiters were blocked before the first V, so the release "
+			"only %" RTB_PRIu32 " of %" RTB_PRIu32
+			" waiters were blocked before the first V, so the release "
 			"order could not be observed",
 			o->blocked, n);
 		return RTB_INCONCLUSIVE;
 	}
 	if (o->nsignals < n) {
-		rtb_fmt(reason, len, "only %u V for %u waiters were observed", o->nsignals, n);
+		rtb_fmt(reason, len,
+			"only %" RTB_PRIu32 " V for %" RTB_PRIu32 " waiters were observed",
+			o->nsignals, n);
 		return RTB_INCONCLUSIVE;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t want = next_expected(o->prio, n, prev);
 		uint32_t got = o->released[i];
 		if (got == RTB_SEM_NONE) {
-			rtb_fmt(reason, len, "V %u released no waiter (%u still blocked)", i + 1,
-				n - i);
+			rtb_fmt(reason, len,
+				"V %" RTB_PRIu32 " released no waiter (%" RTB_PRIu32
+				" still blocked)",
+				i + 1, n - i);
 			return RTB_FAIL;
 		}
 		if (got >= n) {
-			rtb_fmt(reason, len, "V %u released an unknown waiter (%u)", i + 1, got);
+			rtb_fmt(reason, len,
+				"V %" RTB_PRIu32 " released an unknown waiter (%" RTB_PRIu32 ")",
+				i + 1, got);
 			return RTB_FAIL;
 		}
 		if (got != want && o->prio[got] == o->prio[want]) {
 			rtb_fmt(reason, len,
-				"V %u released a priority-%d waiter that blocked after another of "
+				"V %" RTB_PRIu32
+				" released a priority-%d waiter that blocked after another of "
 				"the same priority (equal priorities must be first-in first-out)",
 				i + 1, o->prio[got]);
 			return RTB_FAIL;
@@ -142,7 +154,8 @@ enum rtb_outcome rtb_check_sem_release(const struct rtb_sem_release_obs *o, char
 			else if (released_before(o->prio, got, want))
 				how = ": that waiter had already been released";
 			rtb_fmt(reason, len,
-				"V %u released the priority-%d waiter while priority %d was "
+				"V %" RTB_PRIu32
+				" released the priority-%d waiter while priority %d was "
 				"waiting%s",
 				i + 1, o->prio[got], o->prio[want], how);
 			return RTB_FAIL;
@@ -150,7 +163,8 @@ enum rtb_outcome rtb_check_sem_release(const struct rtb_sem_release_obs *o, char
 		prev = want;
 	}
 	if (o->extra_wakes > 0) {
-		rtb_fmt(reason, len, "a V released more than one waiter (%u extra wake-ups)",
+		rtb_fmt(reason, len,
+			"a V released more than one waiter (%" RTB_PRIu32 " extra wake-ups)",
 			o->extra_wakes);
 		return RTB_FAIL;
 	}

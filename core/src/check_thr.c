@@ -283,7 +283,8 @@ enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_
 	if (!sum->rotation_ok) {
 		uint32_t i = sum->rotation_break;
 		rtb_fmt(reason, reason_len,
-			"unfair: slice %u went to thread %u out of turn (the slices do not follow "
+			"unfair: slice %" RTB_PRIu32 " went to thread %" RTB_PRIu32
+			" out of turn (the slices do not follow "
 			"one cyclic order)",
 			i, slices[i].thread);
 		return RTB_FAIL;
@@ -299,13 +300,15 @@ enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_
 			ratio_text(ratio, sizeof(ratio), sum->longest_ticks,
 				   params->expected_ticks);
 			rtb_fmt(reason, reason_len,
-				"unfair: thread %u never got a time slice while thread %u kept the "
+				"unfair: thread %" RTB_PRIu32
+				" never got a time slice while thread %" RTB_PRIu32 " kept the "
 				"CPU for %sx the expected slice",
 				starved, slices[sum->longest].thread, ratio);
 			return RTB_FAIL;
 		}
 		rtb_fmt(reason, reason_len,
-			"thread %u never got a time slice, but the run was too short to show it "
+			"thread %" RTB_PRIu32
+			" never got a time slice, but the run was too short to show it "
 			"was starved",
 			starved);
 		return RTB_INCONCLUSIVE;

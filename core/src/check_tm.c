@@ -10,8 +10,8 @@ static bool malformed(const uint64_t *counts, uint32_t nthreads, uint32_t nperio
 		return true;
 	}
 	if (nthreads < 2 || nthreads > RTB_TM_THREADS_MAX) {
-		rtb_fmt(reason, len, "%u threads observed: the check needs 2 to %u", nthreads,
-			RTB_TM_THREADS_MAX);
+		rtb_fmt(reason, len, "%" RTB_PRIu32 " threads observed: the check needs 2 to %u",
+			nthreads, RTB_TM_THREADS_MAX);
 		return true;
 	}
 	return false;
@@ -31,7 +31,8 @@ static bool too_few_turns(const uint64_t *counts, uint32_t nthreads, uint32_t np
 	}
 	if (c[low] >= RTB_TM_MIN_TURNS)
 		return false;
-	rtb_fmt(reason, len, "thread %u completed only %llu turns by the end: too few to judge",
+	rtb_fmt(reason, len,
+		"thread %" RTB_PRIu32 " completed only %llu turns by the end: too few to judge",
 		low, (unsigned long long)c[low]);
 	return true;
 }
@@ -52,7 +53,8 @@ enum rtb_outcome rtb_check_tm_coop(const uint64_t *counts, uint32_t nthreads, ui
 		}
 		if (c[high] - c[low] > 1) {
 			rtb_fmt(reason, reason_len,
-				"period %u: thread %u had %llu turns and thread %u %llu: more than "
+				"period %" RTB_PRIu32 ": thread %" RTB_PRIu32
+				" had %llu turns and thread %" RTB_PRIu32 " %llu: more than "
 				"1 "
 				"apart, the threads did not take turns",
 				p + 1, high, (unsigned long long)c[high], low,
@@ -63,7 +65,8 @@ enum rtb_outcome rtb_check_tm_coop(const uint64_t *counts, uint32_t nthreads, ui
 	if (too_few_turns(counts, nthreads, nperiods, reason, reason_len))
 		return RTB_INCONCLUSIVE;
 	rtb_fmt(reason, reason_len,
-		"at the end of each of the %u periods every thread's count was within 1 of the "
+		"at the end of each of the %" RTB_PRIu32
+		" periods every thread's count was within 1 of the "
 		"others'",
 		nperiods);
 	return RTB_PASS;
@@ -79,7 +82,8 @@ enum rtb_outcome rtb_check_tm_chain(const uint64_t *counts, uint32_t nthreads, u
 		for (uint32_t k = 0; k + 1 < nthreads; k++) {
 			if (c[k] > c[k + 1]) {
 				rtb_fmt(reason, reason_len,
-					"period %u: thread %u ran %llu times but thread %u, which "
+					"period %" RTB_PRIu32 ": thread %" RTB_PRIu32
+					" ran %llu times but thread %" RTB_PRIu32 ", which "
 					"it "
 					"resumes, only %llu: a resume did not run the "
 					"higher-priority "
@@ -93,7 +97,8 @@ enum rtb_outcome rtb_check_tm_chain(const uint64_t *counts, uint32_t nthreads, u
 		uint64_t spread = c[nthreads - 1] - c[0];
 		if (spread > 1) {
 			rtb_fmt(reason, reason_len,
-				"period %u: the highest thread ran %llu times and the lowest %llu: "
+				"period %" RTB_PRIu32
+				": the highest thread ran %llu times and the lowest %llu: "
 				"more than 1 apart, the chain did not run every thread once per "
 				"pass",
 				p + 1, (unsigned long long)c[nthreads - 1],
@@ -104,7 +109,8 @@ enum rtb_outcome rtb_check_tm_chain(const uint64_t *counts, uint32_t nthreads, u
 	if (too_few_turns(counts, nthreads, nperiods, reason, reason_len))
 		return RTB_INCONCLUSIVE;
 	rtb_fmt(reason, reason_len,
-		"at the end of each of the %u periods every thread of the chain had run as often "
+		"at the end of each of the %" RTB_PRIu32
+		" periods every thread of the chain had run as often "
 		"as "
 		"the one below it or once more, and all within 1",
 		nperiods);

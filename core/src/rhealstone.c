@@ -26,7 +26,8 @@ void rtb_rhealstone(const struct rtb_rh_component *c, uint32_t n, struct rtb_rh_
 	rtb_memset(out, 0, sizeof(*out));
 	if (n != RTB_RH_COMPONENTS) {
 		rtb_fmt(out->reason, sizeof(out->reason),
-			"not computed: needs the %u components, got %u", RTB_RH_COMPONENTS, n);
+			"not computed: needs the %u components, got %" RTB_PRIu32 "",
+			RTB_RH_COMPONENTS, n);
 		return;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -43,8 +44,9 @@ void rtb_rhealstone(const struct rtb_rh_component *c, uint32_t n, struct rtb_rh_
 				unusable(first));
 		else
 			rtb_fmt(out->reason, sizeof(out->reason),
-				"not computed: %u of %u components missing, first %s: %s", bad, n,
-				first->id, unusable(first));
+				"not computed: %" RTB_PRIu32 " of %" RTB_PRIu32
+				" components missing, first %s: %s",
+				bad, n, first->id, unusable(first));
 		return;
 	}
 	double mean = sum / (double)n;

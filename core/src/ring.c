@@ -166,14 +166,18 @@ static void ring_warnings(const struct rtb_ctx *ctx, const char *id, const struc
 	uint32_t n = rg->n;
 
 	if (rg->entered != n)
-		rtb_emit_log(id, "warning", "ring of %u threads: only %u ever ran", n, rg->entered);
+		rtb_emit_log(id, "warning",
+			     "ring of %" RTB_PRIu32 " threads: only %" RTB_PRIu32 " ever ran", n,
+			     rg->entered);
 	if (rg->overflow)
 		rtb_emit_log(id, "warning",
-			     "ring of %u threads: a thread returned from yield more often "
+			     "ring of %" RTB_PRIu32
+			     " threads: a thread returned from yield more often "
 			     "than the ring order allows (no real-time policy?)",
 			     n);
 	if (r->count + r->warmup_count + r->invalid < samples + warm)
-		rtb_emit_log(id, "warning", "ring of %u threads took %llu of %llu samples (%s)", n,
+		rtb_emit_log(id, "warning",
+			     "ring of %" RTB_PRIu32 " threads took %llu of %llu samples (%s)", n,
 			     (unsigned long long)r->count, (unsigned long long)samples,
 			     rtb_ctx_expired(ctx)
 				     ? rtb_ctx_expired_cause(ctx)
@@ -181,7 +185,8 @@ static void ring_warnings(const struct rtb_ctx *ctx, const char *id, const struc
 				       "quota ended the ring early");
 	if (r->invalid > 0)
 		rtb_emit_log(id, "warning",
-			     "ring of %u threads: %llu switches went to a thread other "
+			     "ring of %" RTB_PRIu32
+			     " threads: %llu switches went to a thread other "
 			     "than the expected successor (counted invalid)",
 			     n, (unsigned long long)r->invalid);
 }
@@ -207,7 +212,8 @@ int rtb_ring_measure(struct rtb_ctx *ctx, const struct rtb_metric *m, uint32_t n
 		rc = rtb_recorder_init(r, m, (uint32_t)warm, ctx->raw_max);
 	if (rc != RTB_OK) {
 		ring_free(&rg);
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for a ring of %u threads", n);
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM,
+				    "no memory for a ring of %" RTB_PRIu32 " threads", n);
 	}
 
 	rc = rtb_port_thread_set_priority(NULL, RTB_RING_SETUP_PRIO);
@@ -238,7 +244,9 @@ int rtb_ring_measure(struct rtb_ctx *ctx, const struct rtb_metric *m, uint32_t n
 		if (ended < n) {
 			rg.stop = true;
 			rtb_emit_log(m->scenario, "warning",
-				     "ring of %u threads: only %u ended in time", n, ended);
+				     "ring of %" RTB_PRIu32 " threads: only %" RTB_PRIu32
+				     " ended in time",
+				     n, ended);
 		}
 	} else {
 		rtb_port_thread_set_priority(NULL, 0);

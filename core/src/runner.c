@@ -93,11 +93,11 @@ bool rtb_option_valid(const struct rtb_option_spec *spec, const char *value, cha
 
 /* Reading an option the scenario does not declare is a defect of the
  * scenario: it is said once per key, so tests see it. */
+static char said[8][64];
+static uint32_t nsaid;
+
 static void check_declared(const struct rtb_ctx *ctx, const char *key)
 {
-	static char said[8][64];
-	static uint32_t nsaid;
-
 	if (ctx->scenario == NULL || rtb_option_find(ctx->scenario, key) != NULL)
 		return;
 	for (uint32_t i = 0; i < nsaid; i++) {
@@ -731,10 +731,19 @@ static void emit_catalog(void)
 	}
 }
 
+void rtb_session_reset(void)
+{
+	nsaid = 0;
+	rtb_deadline_override_ms = 0;
+	rtb_length_ppm = RTB_LENGTH_PPM_ONE;
+	rtb_memset(&rtb_timing, 0, sizeof(rtb_timing));
+}
+
 int rtb_main(int argc, char **argv)
 {
 	static struct args a;
 
+	rtb_session_reset();
 	if (!parse_args(&a, argc, argv)) {
 		rtb_emit_log(NULL, "error", "%s", a.error);
 		return 2;

@@ -726,3 +726,11 @@ int rtb_port_console_write(const char *buf, size_t len)
 	}
 	return RTB_OK;
 }
+
+int rtb_port_console_read(char *buf, size_t len)
+{
+	/* Commands come on the command line here, not on the console. */
+	(void)buf;
+	(void)len;
+	return RTB_E_UNSUPPORTED;
+}

@@ -442,3 +442,11 @@ int rtb_port_console_write(const char *buf, size_t len)
 	(void)len;
 	return RTB_OK;
 }
+
+int rtb_port_console_read(char *buf, size_t len)
+{
+	/* A template: a firmware port reads its UART receive buffer here. */
+	(void)buf;
+	(void)len;
+	return RTB_E_UNSUPPORTED;
+}

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtb/config.h"
 #include "rtb_port.h"
 
 #define RTB_PROTOCOL_VERSION 1
@@ -106,13 +107,11 @@ uint64_t rtb_ns_to_ticks(uint64_t ns);
  * equal buckets, so a bucket's width is at most 1/128 of its lower bound
  * (relative error under 0.8 %). No value is ever out of range: the last
  * bucket ends at UINT64_MAX. */
-#define RTB_HIST_SUB_BITS 8
 #define RTB_HIST_BUCKETS ((64 - RTB_HIST_SUB_BITS + 2) << (RTB_HIST_SUB_BITS - 1))
 uint32_t rtb_hist_index(uint64_t v);
 uint64_t rtb_hist_lower(uint32_t index);
 uint64_t rtb_hist_upper(uint32_t index); /* inclusive */
 
-#define RTB_RAW_DEFAULT 20000u
 #define RTB_PARAMS_MAX 4
 
 struct rtb_param {
@@ -155,15 +154,6 @@ struct rtb_kept_sample {
  * evenly over the run (every stride-th, the stride doubling when full),
  * from which the RTB_KEEP_MEDIAN closest to the median are emitted for
  * contrast. All of it after the sample is taken, never inside it. */
-#ifndef RTB_KEEP_WORST
-#define RTB_KEEP_WORST 8u
-#endif
-#ifndef RTB_KEEP_SPREAD
-#define RTB_KEEP_SPREAD 32u /* even, at least 2 */
-#endif
-#ifndef RTB_KEEP_MEDIAN
-#define RTB_KEEP_MEDIAN 3u
-#endif
 
 struct rtb_recorder {
 	struct rtb_metric m;
@@ -252,7 +242,7 @@ void rtb_metric_param_str(struct rtb_metric *m, const char *key, const char *val
 #define RTB_JSON_DEPTH 16
 
 struct rtb_json {
-	char buf[4096];
+	char buf[RTB_JSON_BUF_BYTES];
 	size_t len;
 	uint32_t depth;
 	bool first[RTB_JSON_DEPTH];
@@ -289,7 +279,6 @@ struct rtb_json *rtb_record_begin(const char *type, const char *scenario);
 void rtb_record_end(struct rtb_json *j);
 
 /* Emit a `result` record and its `samples` chunks. */
-#define RTB_SAMPLES_CHUNK 2000u
 void rtb_emit_result(const struct rtb_recorder *r);
 /* Emit a `table` record: call rtb_table_begin(), then for each row
  * rtb_json_arr_begin(), one value per column, rtb_json_arr_end(); finish
@@ -334,9 +323,6 @@ const char *rtb_control_name(enum rtb_control c);
  * (inconclusive, unsupported) not run. */
 enum rtb_control rtb_control_of(enum rtb_outcome control_outcome);
 
-#define RTB_EVIDENCE_MAX 16
-#define RTB_LINE_MAX 160
-
 struct rtb_verdict {
 	const char *scenario; /* catalog id */
 	const char *label;    /* classic label */
@@ -374,8 +360,6 @@ enum rtb_profile {
 };
 const char *rtb_profile_name(enum rtb_profile p);
 bool rtb_profile_parse(const char *name, enum rtb_profile *out);
-
-#define RTB_OPTIONS_MAX 16
 
 struct rtb_option {
 	const char *key; /* "iterations", "sem.behavior.release_order.fifo", ... */
@@ -527,10 +511,18 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
  * Returns the process exit status (0 ok, 2 bad usage, 1 failure). */
 int rtb_main(int argc, char **argv);
 
+/* Session API. rtb_main() may be called again and again in one process (a
+ * firmware image runs one command line after another, as its console asks):
+ * each call starts with rtb_session_reset(), which puts every piece of the
+ * core's state that outlives a call back to its initial value (timing
+ * calibration, deadline override, length scale, said-once logs), and ends
+ * with rtb_port_fini(). A port that drives the core itself without
+ * rtb_main() calls it before each run. */
+void rtb_session_reset(void);
+
 /* ---- scenario building blocks (never on a timed path) ------------------- */
 
 /* One measuring thread per CPU (option cpu_mask: bit N is CPU N). */
-#define RTB_CPUS_MAX 64
 /* The CPUs a per-CPU scenario measures on: those of option cpu_mask, or
  * only the measurement CPU when it is absent or 0. Returns how many. */
 uint32_t rtb_ctx_cpus(const struct rtb_ctx *ctx, int cpus[RTB_CPUS_MAX]);

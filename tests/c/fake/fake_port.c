@@ -169,3 +169,11 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		buf[0] = '\0';
 	return RTB_E_UNSUPPORTED;
 }
+
+int rtb_port_console_read(char *buf, size_t len)
+{
+	/* The fake console is write-only. */
+	(void)buf;
+	(void)len;
+	return RTB_E_UNSUPPORTED;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Cortex-M (ARMv7-M) plumbing shared by every board of the FreeRTOS port:
+ * interrupt masking, the NVIC, the system reset request, and the 64-bit
+ * extension of a board's 32-bit down-counter. Only compiler headers: the
+ * core's freestanding build reads it through rtb_port_inline.h.
+ */
+#ifndef RTB_CM_H
+#define RTB_CM_H
+
+#include <stdint.h>
+
+#define CM_REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
+#define CM_NVIC_ISER 0xE000E100u
+#define CM_NVIC_ICER 0xE000E180u
+#define CM_NVIC_ICPR 0xE000E280u
+#define CM_NVIC_IPR 0xE000E400u
+#define CM_SCB_AIRCR 0xE000ED0Cu
+
+/* Mask every interrupt (PRIMASK); returns the previous mask for cm_restore. */
+static inline uint32_t cm_irq_save(void)
+{
+	uint32_t primask;
+
+	__asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
+	return primask;
+}
+
+static inline void cm_irq_restore(uint32_t primask)
+{
+	__asm volatile("msr primask, %0" ::"r"(primask) : "memory");
+}
+
+static inline void cm_nvic_enable(unsigned irq, uint8_t prio)
+{
+	*(volatile uint8_t *)(uintptr_t)(CM_NVIC_IPR + irq) = prio;
+	CM_REG(CM_NVIC_ICPR + 4u * (irq / 32u)) = 1u << (irq % 32u);
+	CM_REG(CM_NVIC_ISER + 4u * (irq / 32u)) = 1u << (irq % 32u);
+}
+
+static inline void cm_nvic_disable(unsigned irq)
+{
+	CM_REG(CM_NVIC_ICER + 4u * (irq / 32u)) = 1u << (irq % 32u);
+}
+
+/* Running in an interrupt handler (IPSR non-zero)? */
+static inline int cm_in_isr(void)
+{
+	uint32_t ipsr;
+
+	__asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+	return ipsr != 0;
+}
+
+/* SYSRESETREQ: the board resets (QEMU with -no-reboot exits). */
+static inline void cm_system_reset(void)
+{
+	__asm volatile("dsb" ::: "memory");
+	CM_REG(CM_SCB_AIRCR) = 0x05FA0004u;
+	__asm volatile("dsb" ::: "memory");
+	for (;;)
+		__asm volatile("wfi");
+}
+
+/* The 64-bit counter: a board's 32-bit down-counter at addr, turned into an
+ * up-count and extended by counting its wraps. A read and the wrap check are
+ * one step with interrupts masked (a few instructions), so any task or
+ * interrupt may read it; it must be read at least once per wrap (171 s at
+ * 25 MHz), which the tick hook does. */
+struct cm_counter_state {
+	uint32_t last;
+	uint32_t high;
+};
+extern struct cm_counter_state cm_counter_state;
+
+static inline uint64_t cm_counter_read(uintptr_t addr)
+{
+	uint32_t m = cm_irq_save();
+	uint32_t low = ~CM_REG(addr);
+
+	if (low < cm_counter_state.last)
+		cm_counter_state.high++;
+	cm_counter_state.last = low;
+	uint64_t v = ((uint64_t)cm_counter_state.high << 32) | low;
+	cm_irq_restore(m);
+	return v;
+}
+
+#endif /* RTB_CM_H */

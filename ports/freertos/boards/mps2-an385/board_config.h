@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * mps2-an385 (ARM's Cortex-M3 FPGA image on the MPS2 board, as QEMU models
+ * it): the facts the port and FreeRTOSConfig.h need, and the register map of
+ * the CMSDK peripherals it uses. Plain macros: the core's freestanding
+ * build reads this header through the counter read.
+ */
+#ifndef RTB_BOARD_CONFIG_H
+#define RTB_BOARD_CONFIG_H
+
+#define BOARD_NAME "mps2-an385"
+#define BOARD_CPU "cortex-m3"
+#define BOARD_CPU_HZ 25000000u /* SYSCLK: core and APB peripherals */
+
+/* The counter: the CMSDK dual timer's first timer, free-running, 32 bits,
+ * counting down at SYSCLK (QEMU does not model the DWT cycle counter). */
+#define BOARD_DUALTIMER_BASE 0x40002000u
+#define BOARD_COUNTER_VALUE_ADDR (BOARD_DUALTIMER_BASE + 0x04u)
+#define BOARD_COUNTER_HZ 25000000u
+#define BOARD_COUNTER_NAME "cmsdk-dualtimer1"
+
+/* The interrupt sources: CMSDK APB timers 0 and 1. */
+#define BOARD_TIMER0_BASE 0x40000000u
+#define BOARD_TIMER1_BASE 0x40001000u
+#define BOARD_TIMER0_IRQ 8
+#define BOARD_TIMER1_IRQ 9
+#define BOARD_TIMERS 2
+
+/* The console: CMSDK UART0 (QEMU's first serial port). */
+#define BOARD_UART0_BASE 0x40004000u
+#define BOARD_UART0_RX_IRQ 0
+
+#endif /* RTB_BOARD_CONFIG_H */

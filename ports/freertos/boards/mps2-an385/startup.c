@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * mps2-an385 startup: the vector table (at 0x0, where the board boots) and
+ * the reset handler that sets up RAM and calls main(). FreeRTOS's own
+ * handlers are installed directly in the table, as its Cortex-M3 port
+ * checks at start.
+ */
+#include <stdint.h>
+
+extern uint32_t __stack_top, __data_load, __data_start, __data_end, __bss_start, __bss_end;
+
+int main(void);
+void reset_handler(void);
+void cm_fault_handler(void);
+void cm_unexpected_handler(void);
+void vPortSVCHandler(void);
+void xPortPendSVHandler(void);
+void xPortSysTickHandler(void);
+void board_uart0_rx_handler(void);
+void board_timer0_handler(void);
+void board_timer1_handler(void);
+
+#define EXTERNAL_IRQS 32
+
+typedef void (*vector)(void);
+
+__attribute__((section(".vectors"), used)) static const vector vectors[16 + EXTERNAL_IRQS] = {
+	[0] = (vector)(uintptr_t)&__stack_top,
+	[1] = reset_handler,
+	[2] = cm_fault_handler, /* NMI */
+	[3] = cm_fault_handler, /* HardFault */
+	[4] = cm_fault_handler, /* MemManage */
+	[5] = cm_fault_handler, /* BusFault */
+	[6] = cm_fault_handler, /* UsageFault */
+	[11] = vPortSVCHandler,
+	[12] = cm_unexpected_handler, /* DebugMon */
+	[14] = xPortPendSVHandler,
+	[15] = xPortSysTickHandler,
+	[16 + 0] = board_uart0_rx_handler,
+	[16 + 1] = cm_unexpected_handler,
+	[16 + 8] = board_timer0_handler,
+	[16 + 9] = board_timer1_handler,
+};
+
+void reset_handler(void)
+{
+	uint32_t *src = &__data_load;
+
+	for (uint32_t *dst = &__data_start; dst < &__data_end;)
+		*dst++ = *src++;
+	for (uint32_t *dst = &__bss_start; dst < &__bss_end;)
+		*dst++ = 0;
+	main();
+	for (;;)
+		__asm volatile("wfi");
+}

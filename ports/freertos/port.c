@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rtbench FreeRTOS port: the port contract on the FreeRTOS kernel, on a
+ * Cortex-M (arch/cortex-m/) of one board (boards/<board>/).
+ *
+ * Design. Threads are FreeRTOS tasks (xTaskCreate); relative priority p is
+ * native p + 1, from 0 (just above the idle task) to configMAX_PRIORITIES - 3,
+ * and the top native priority is the port's console task, which only runs
+ * when a byte arrives on the console. A task created start_suspended waits
+ * for a task notification before it calls its function; suspend/resume of
+ * oneself is a counting notification (a resume that comes first is kept).
+ * Counting semaphores are xSemaphoreCreateCounting (waiters leave highest
+ * priority first, equal priorities first come first served);
+ * RTB_MUTEX_INHERIT is a FreeRTOS mutex with its priority inheritance;
+ * RTB_MUTEX_NONE a binary semaphore (no owner, no inheritance); FreeRTOS has
+ * no priority ceiling protocol, so RTB_MUTEX_CEILING is unsupported. Message
+ * queues are FreeRTOS queues, event flags native event groups (24 bits).
+ * Memory comes from heap_4 (pvPortMalloc), whose use the memory scenarios
+ * read (configTOTAL_HEAP_SIZE - xPortGetFreeHeapSize()). The interrupt
+ * source is a board hardware timer whose interrupt handler calls the
+ * scenario's handler; a give from it wakes a task with portYIELD_FROM_ISR.
+ * Periodic mode counts lost interrupts from the counter (an expiry whose
+ * interrupt was never taken). The counter is a board timer of known
+ * frequency extended to 64 bits (the DWT cycle counter is not modelled by
+ * QEMU); time_ns is derived from it, sleeps are vTaskDelay to the tick
+ * boundary at or after the deadline. Not claimed: round-robin off (FreeRTOS
+ * time-slices equal priorities or not, per build, not per task), suspending
+ * another task, the POSIX IPC channels, cache flush (no data cache).
+ */
+#include "port_freertos.h"
+
+#include "board.h"
+#include "rtb/core.h"
+
+#define CAPS                                                                                  \
+	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_MUTEX_INHERIT | \
+	 RTB_CAP_MQ | RTB_CAP_EVT | RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE |  \
+	 RTB_CAP_THREAD_DELETE_LIVE)
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+volatile bool frt_stop;
+struct cm_counter_state cm_counter_state;
+
+static struct rtb_port_info info = {
+	.port = "freertos",
+	.os = "FreeRTOS",
+	.os_release = tskKERNEL_VERSION_NUMBER,
+	.libc = RTB_BUILD_LIBC,
+	.arch = BOARD_CPU,
+	.counter = BOARD_COUNTER_NAME,
+	.counter_note = "a free-running 32-bit timer of the board at its known clock, "
+			"extended to 64 bits by counting wraps (no cycle counter under QEMU)",
+	.irq_source = "a hardware timer of the board (CMSDK APB timer) whose interrupt "
+		      "handler calls the scenario's handler",
+	.irq_name = "hardware timer interrupt",
+	.counter_hz = BOARD_COUNTER_HZ,
+	.counter_step_ticks = 0,
+	.caps = CAPS,
+	.prio_max = FRT_PRIO_MAX,
+	.cpu = 0,
+	.cpu_count = 1,
+	.degraded = "",
+};
+
+const char *rtb_port_strerror(int err)
+{
+	switch (err) {
+	case RTB_OK:
+		return "ok";
+	case RTB_E_UNSUPPORTED:
+		return "not supported";
+	case RTB_E_NOMEM:
+		return "out of memory";
+	case RTB_E_INVALID:
+		return "invalid argument";
+	case RTB_E_TIMEOUT:
+		return "timed out";
+	case RTB_E_PERM:
+		return "not permitted";
+	case RTB_E_AGAIN:
+		return "would block";
+	case RTB_E_BUSY:
+		return "busy";
+	case RTB_E_DEADLOCK:
+		return "deadlock";
+	default:
+		return "FreeRTOS error";
+	}
+}
+
+int rtb_port_init(const struct rtb_port_config *cfg)
+{
+	if (cfg != NULL && cfg->cpu > 0) {
+		info.degraded = "the board has one CPU, 0";
+		return RTB_E_INVALID;
+	}
+	info.degraded = "";
+	info.counter_hz = cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : BOARD_COUNTER_HZ;
+	vTaskPrioritySet(NULL, FRT_NATIVE(0));
+	return RTB_OK;
+}
+
+void rtb_port_fini(void)
+{
+}
+
+const struct rtb_port_info *rtb_port_info(void)
+{
+	return &info;
+}
+
+int rtb_port_property(const char *key, char *buf, size_t len)
+{
+	if (rtb_strcmp(key, "tick_hz_config") == 0) {
+		rtb_fmt(buf, len, "%lu", (unsigned long)configTICK_RATE_HZ);
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "timer_resolution_ns") == 0) {
+		rtb_fmt(buf, len, "%lu", (unsigned long)(1000000000ul / configTICK_RATE_HZ));
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "no_hz") == 0) {
+		rtb_fmt(buf, len, "%s", configUSE_TICKLESS_IDLE ? "idle" : "off");
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "thread_stack_bytes") == 0) {
+		rtb_fmt(buf, len, "%lu", (unsigned long)FRT_STACK_BYTES);
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "rt_withheld_ns") == 0) {
+		rtb_fmt(buf, len, "0");
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "rr_interval_ns") == 0 && configUSE_TIME_SLICING) {
+		rtb_fmt(buf, len, "%lu", (unsigned long)(1000000000ul / configTICK_RATE_HZ));
+		return RTB_OK;
+	}
+	return RTB_E_UNSUPPORTED;
+}
+
+/* ---- counter and time ------------------------------------------------------ */
+
+uint64_t rtb_port_counter_hz(void)
+{
+	return info.counter_hz;
+}
+
+uint64_t rtb_port_time_ns(void)
+{
+	uint64_t c = rtb_port_counter_read();
+	uint64_t hz = BOARD_COUNTER_HZ;
+
+	return (c / hz) * 1000000000ull + (c % hz) * 1000000000ull / hz;
+}
+
+TickType_t frt_ticks_ceil(uint64_t ns)
+{
+	const uint64_t tick_ns = 1000000000ull / configTICK_RATE_HZ;
+	uint64_t t = (ns + tick_ns - 1) / tick_ns;
+
+	if (t >= portMAX_DELAY)
+		t = portMAX_DELAY - 1;
+	return (TickType_t)t;
+}
+
+int rtb_port_sleep_until_ns(uint64_t deadline_ns)
+{
+	const uint64_t tick_ns = 1000000000ull / configTICK_RATE_HZ;
+
+	/* vTaskDelay(n) ends on the n-th tick from now, i.e. after between n-1
+	 * and n tick periods: delay by whole periods short of the deadline, then
+	 * one tick at a time until it has passed. */
+	for (;;) {
+		uint64_t now = rtb_port_time_ns();
+		if (now >= deadline_ns)
+			return RTB_OK;
+		uint64_t n = (deadline_ns - now) / tick_ns;
+		vTaskDelay(n > 1 ? (TickType_t)RTB_MIN(n, (uint64_t)portMAX_DELAY - 1) : 1);
+	}
+}
+
+int rtb_port_sleep_ns(uint64_t duration_ns)
+{
+	if (duration_ns == 0) {
+		vTaskDelay(1);
+		return RTB_OK;
+	}
+	return rtb_port_sleep_until_ns(rtb_port_time_ns() + duration_ns);
+}
+
+void rtb_port_cpu_relax(void)
+{
+	__asm volatile("nop");
+}
+
+/* ---- memory ------------------------------------------------------------------ */
+
+void *rtb_port_mem_alloc(size_t bytes)
+{
+	return pvPortMalloc(bytes);
+}
+
+void rtb_port_mem_free(void *p)
+{
+	vPortFree(p);
+}
+
+int rtb_port_mem_usage(struct rtb_mem_usage *out)
+{
+	size_t used = configTOTAL_HEAP_SIZE - xPortGetFreeHeapSize();
+
+	rtb_memset(out, 0, sizeof(*out));
+	out->resident_bytes = used;
+	out->heap_used_bytes = used;
+	out->threads = uxTaskGetNumberOfTasks();
+	out->handles = 0;
+	out->note = "resident and heap: bytes of FreeRTOS's heap_4 in use "
+		    "(configTOTAL_HEAP_SIZE - xPortGetFreeHeapSize()); threads: FreeRTOS tasks";
+	return RTB_OK;
+}
+
+int rtb_port_cache_flush(const void *p, size_t bytes)
+{
+	(void)p;
+	(void)bytes;
+	return RTB_E_UNSUPPORTED;
+}
+
+bool rtb_port_stop_requested(void)
+{
+	return frt_stop;
+}
+
+/* ---- kernel hooks ------------------------------------------------------------ */
+
+void vApplicationTickHook(void);
+void vApplicationTickHook(void)
+{
+	(void)rtb_port_counter_read(); /* at least one read per counter wrap */
+}
+
+void vApplicationStackOverflowHook(TaskHandle_t task, char *name);
+void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
+{
+	char line[96];
+
+	(void)task;
+	rtb_fmt(line, sizeof(line), "stack overflow in task %s", name != NULL ? name : "?");
+	rtb_freertos_fatal(line, 0);
+}
+
+void vApplicationMallocFailedHook(void);
+void vApplicationMallocFailedHook(void)
+{
+	/* Not fatal: the caller gets RTB_E_NOMEM, and scenarios probe how many
+	 * objects fit. Said once per boot. */
+	static uint32_t said;
+
+	if (!said) {
+		said = 1;
+		frt_console_err("FreeRTOS heap exhausted (pvPortMalloc failed); the port returns "
+				"out of memory");
+	}
+}
+
+void rtb_freertos_assert_failed(const char *file, int line)
+{
+	char text[160];
+
+	rtb_fmt(text, sizeof(text), "FreeRTOS assertion failed at %s:%d", file, line);
+	rtb_freertos_fatal(text, 0);
+}
+
+void rtb_freertos_fatal(const char *what, uint32_t value)
+{
+	char text[200];
+
+	(void)cm_irq_save();
+	if (value != 0)
+		rtb_fmt(text, sizeof(text), "%s 0x%08lx", what, (unsigned long)value);
+	else
+		rtb_fmt(text, sizeof(text), "%s", what);
+	frt_console_err(text);
+	for (;;)
+		__asm volatile("wfi");
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* FreeRTOS port: what its files share. */
+#ifndef RTB_PORT_FREERTOS_H
+#define RTB_PORT_FREERTOS_H
+
+#include "FreeRTOS.h"
+#include "rtb_port.h"
+#include "task.h"
+
+/* Relative priority p runs at native p + 1 (the idle task has 0); the top
+ * native priority is the console task's. */
+#define FRT_PRIO_MAX (configMAX_PRIORITIES - 3)
+#define FRT_PRIO_CONSOLE (configMAX_PRIORITIES - 1)
+#define FRT_NATIVE(p) ((UBaseType_t)(p) + 1u)
+
+/* Task notification indexes. */
+#define FRT_NOTE_RESUME 0 /* rtb_port_thread_resume */
+#define FRT_NOTE_START 1  /* rtb_port_thread_start */
+#define FRT_NOTE_WAKE 2	  /* console: a byte came; runner: a command came */
+
+/* Default stack of a scenario's thread, and the controller's. */
+#define FRT_STACK_BYTES 8192u
+#define FRT_RUNNER_STACK_BYTES 65536u
+
+/* A duration in ticks, rounded up (at least 1 for a non-zero duration). */
+TickType_t frt_ticks_ceil(uint64_t ns);
+/* Set by the console task on `#rtb term` / `#rtb kill`. */
+extern volatile bool frt_stop;
+/* One `#rtb err <text>` line, straight to the UART (any context). */
+void frt_console_err(const char *text);
+/* The console protocol (console.c): the ready line, and the tasks. */
+void frt_console_start(void);
+
+/* A fatal error: one `#rtb err` line, then the board stops (never returns). */
+void rtb_freertos_fatal(const char *what, uint32_t value);
+
+#endif /* RTB_PORT_FREERTOS_H */
