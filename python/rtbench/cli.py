@@ -154,6 +154,12 @@ def build_parser() -> _Parser:
         "repeat for one result directory per target and a comparison (see `rtbench targets`)",
     )
     run.add_argument(
+        "--deterministic",
+        action="store_true",
+        help="emulated targets only: the clock follows executed instructions (QEMU -icount), "
+        "so figures count instructions and repeat from run to run (docs/targets.md)",
+    )
+    run.add_argument(
         "--libc",
         choices=targets.LIBCS,
         default="glibc",
@@ -333,7 +339,9 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     specs = list(args.targets) or ["local"]
     if len(set(specs)) != len(specs):
         raise UsageError("Each --target may be given once.")
-    chosen = [targets.parse(spec, libc=args.libc) for spec in specs]
+    chosen = [
+        targets.parse(spec, libc=args.libc, deterministic=args.deterministic) for spec in specs
+    ]
     runplan.precheck(args, [t.kind for t in chosen])
     sets = _check_sets(args.sets)
     scale = runner.deadline_scale()
@@ -519,6 +527,12 @@ def cmd_system(args: argparse.Namespace) -> int:
     if args.json:
         data: dict[str, Any] = {"snapshot": snap, "caveats": cavs}
         sys.stdout.write(json.dumps(data, indent=1, default=str) + "\n")
+    elif "freertos" in snap:
+        from rtbench.targets import freertos  # noqa: PLC0415 (loads only when used)
+
+        sys.stdout.write(freertos.render(snap))
+        for c in cavs:
+            sys.stdout.write(f"  {c.get('severity', 'info')}: {c.get('message', '')}\n")
     else:
         text = system.render(snap, cavs)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

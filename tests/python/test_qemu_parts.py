@@ -368,7 +368,7 @@ def test_the_command_line_keeps_the_console_off_the_protocol_port(tmp_path: Path
     serials = [argv[i + 1] for i, a in enumerate(argv) if a == "-serial"]
     assert serials == ["chardev:con", "chardev:rtb"]  # ttyS0: console file, ttyS1: protocol
     assert "stdio,id=rtb,signal=off" in argv
-    assert argv[argv.index("-icount") + 1] == "shift=3,sleep=off"
+    assert argv[argv.index("-icount") + 1] == "shift=3,align=off,sleep=off"
     assert "-no-reboot" in argv
     assert f"file,id=con,path={tmp_path / 'console.log'}" in argv
 

@@ -190,6 +190,29 @@ def emulated(doc: ResultsDocument) -> bool:
     return bool((doc.run.target_info or {}).get("emulated"))
 
 
+def checkout_text(kernel: Mapping[str, Any]) -> str | None:
+    """ "kernel checkout V11.1.0 dbf70559b27d" for a kernel built from a source
+    checkout (FreeRTOS), None otherwise."""
+    checkout = kernel.get("checkout")
+    if not isinstance(checkout, Mapping):
+        return None
+    tag, commit = checkout.get("tag"), checkout.get("commit")
+    text = " ".join(str(p) for p in (tag, str(commit)[:12] if commit else None) if p)
+    return f"kernel checkout {text}" if text else None
+
+
+def deterministic(doc: ResultsDocument) -> str | None:
+    """One sentence when the run was in deterministic mode (QEMU -icount), else None."""
+    info = (doc.run.target_info or {}).get("deterministic")
+    if not isinstance(info, Mapping) or not isinstance(info.get("icount_shift"), int):
+        return None
+    shift = info["icount_shift"]
+    return (
+        f"DETERMINISTIC (-icount shift={shift}): the clock follows executed instructions, "
+        f"{2**shift} ns each; figures count instructions on the path, not hardware time."
+    )
+
+
 def first_meta(doc: ResultsDocument) -> Mapping[str, Any] | None:
     for outcome in doc.scenarios:
         if outcome.meta is not None:

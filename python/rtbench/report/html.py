@@ -30,7 +30,9 @@ from rtbench.report.common import (
     all_verdicts,
     anchor,
     by_family,
+    checkout_text,
     core_build,
+    deterministic,
     emulated,
     family_title,
     first_meta,
@@ -82,6 +84,9 @@ def render(doc: ResultsDocument, series: Mapping[str, Sequence[float]]) -> str:
         )
     if emulated(doc):
         parts.append(f'<p class="banner">{EMULATED_BANNER}</p>')
+    fixed = deterministic(doc)
+    if fixed is not None:
+        parts.append(f'<p class="banner">{esc(fixed)}</p>')
     if not run.complete:
         why = "interrupted" if run.interrupted else "did not finish"
         parts.append(f'<p class="banner">Incomplete run ({why}): only what was measured '
@@ -217,6 +222,9 @@ def _system_facts(doc: ResultsDocument) -> str:
     rt = _host(doc, "kernel", "preempt_rt")
     if model or rt is not None:
         kernel += f" (preemption {model or '?'}{', PREEMPT_RT' if rt else ', not PREEMPT_RT'})"
+    checkout = checkout_text(_host(doc, "kernel") or {})
+    if checkout is not None:
+        kernel += f", {checkout}"
     if kernel:
         items.append(("kernel", kernel))
     cpu = _host(doc, "cpus", "model")

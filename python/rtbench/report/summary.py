@@ -27,7 +27,9 @@ from rtbench.report.common import (
     STATUS_WORDS,
     VerdictView,
     all_verdicts,
+    checkout_text,
     core_build,
+    deterministic,
     emulated,
     first_meta,
     format_value,
@@ -144,6 +146,9 @@ def header(doc: ResultsDocument, s: Style, width: int) -> list[str]:
         bits.append(str(host["hostname"]))
     if meta is not None:
         bits.append(f"{meta['os']} {kernel.get('release') or meta['os_release']}")
+    checkout = checkout_text(kernel)
+    if checkout is not None:
+        bits.append(checkout)
     if kernel.get("preempt_rt") is not None:
         bits.append("PREEMPT_RT" if kernel["preempt_rt"] else "not PREEMPT_RT")
     if cpus.get("model"):
@@ -246,6 +251,9 @@ def _conditions(doc: ResultsDocument, s: Style, width: int) -> list[str]:
         )
     if emulated(doc):
         out.append(s(one_line(EMULATED_BANNER, width), "bold", "yellow"))
+    fixed = deterministic(doc)
+    if fixed is not None:
+        out.append(s(one_line(fixed, width), "bold"))
     parts = [f"measured {where_measured(doc)}"]
     # The load, per-CPU threads, durations and --break as the requirements module says
     # them; any other condition of the run by its key.
@@ -461,6 +469,8 @@ def final_line(doc: ResultsDocument) -> str:
         text += "; run INCOMPLETE"
     if emulated(doc):
         text += "; EMULATED (timing is not representative of hardware)"
+    if deterministic(doc) is not None:
+        text += "; DETERMINISTIC (figures count instructions)"
     text += f"; {where_measured(doc)}"
     if not doc.run.realtime:
         text += " (no real-time policy: figures do not show what the system can do)"

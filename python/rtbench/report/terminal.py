@@ -18,6 +18,7 @@ from rtbench.report.common import (
     TableView,
     by_family,
     core_build,
+    deterministic,
     emulated,
     first_meta,
     format_ratio,
@@ -135,6 +136,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
     if emulated(doc):
         lines.append("")
         lines.append(s(EMULATED_BANNER, "bold", "yellow"))
+    fixed = deterministic(doc)
+    if fixed is not None:
+        lines.append(s(fixed, "bold"))
     meta = first_meta(doc)
     if meta is not None:
         lines.append(

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rtbench.errors import UsageError
-from rtbench.targets.base import Target
+from rtbench.targets.base import Deterministic, Target
 from rtbench.targets.local import LocalTarget
 from rtbench.targets.ssh import SshTarget
 from rtbench.targets.ssh_link import ssh_ready
@@ -80,7 +80,32 @@ KINDS["qemu"] = Kind(
     make=_qemu_make,
 )
 
+
+def _freertos_ready() -> str | None:
+    from rtbench.targets import freertos  # noqa: PLC0415
+
+    return freertos.ready()
+
+
+def _freertos_make(spec: str, libc: str) -> Target:
+    from rtbench.targets.freertos import FreeRtosTarget  # noqa: PLC0415
+
+    return FreeRtosTarget(spec, libc=libc)
+
+
+KINDS["freertos"] = Kind(
+    name="freertos",
+    syntax="qemu:freertos-mps2-an385[,icount=SHIFT]",
+    summary="FreeRTOS on an emulated Cortex-M3 board (QEMU's mps2-an385)",
+    needs="a FreeRTOS-Kernel checkout in FREERTOS_KERNEL_PATH (https://github.com/FreeRTOS/"
+    "FreeRTOS-Kernel, tag V11.1.0), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
+    "qemu-system-arm",
+    ready=_freertos_ready,
+    make=_freertos_make,
+)
+
 LIBCS = ("glibc", "musl")
+FREERTOS_PREFIX = "qemu:freertos-"
 
 
 def register(kind: Kind) -> None:
@@ -89,9 +114,12 @@ def register(kind: Kind) -> None:
 
 
 def kind_of(spec: str) -> str:
-    """The kind named by a --target value: `local`, `ssh://...` -> ssh, `qemu:NAME` -> qemu."""
+    """The kind named by a --target value: `local`, `ssh://...` -> ssh, `qemu:NAME` -> qemu,
+    `qemu:freertos-BOARD` -> freertos."""
     if spec == "local":
         return "local"
+    if spec.startswith(FREERTOS_PREFIX):
+        return "freertos"
     if "://" in spec:
         return spec.split("://", 1)[0]
     if ":" in spec:
@@ -99,15 +127,24 @@ def kind_of(spec: str) -> str:
     return spec
 
 
-def parse(spec: str, libc: str = "glibc") -> Target:
-    """The Target for a --target value, or UsageError in one sentence."""
+def parse(spec: str, libc: str = "glibc", deterministic: bool = False) -> Target:
+    """The Target for a --target value, or UsageError in one sentence.
+    `deterministic`: --deterministic, which only emulated targets can do."""
     if libc not in LIBCS:
         raise UsageError(f"Unknown C library '{libc}' (use {' or '.join(LIBCS)}).")
     kind = KINDS.get(kind_of(spec))
     if kind is None:
         known = ", ".join(k.syntax for k in KINDS.values())
         raise UsageError(f"Unknown target '{spec}' (use {known}; see `rtbench targets`).")
-    return kind.make(spec, libc)
+    target = kind.make(spec, libc)
+    if deterministic:
+        if not isinstance(target, Deterministic):
+            raise UsageError(
+                f"--deterministic needs an emulated target (qemu:...) whose clock can follow "
+                f"executed instructions, so it cannot be used with {spec}."
+            )
+        target.use_deterministic()
+    return target
 
 
 def available() -> list[tuple[Kind, str | None]]:

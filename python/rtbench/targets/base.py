@@ -15,7 +15,7 @@ and calls `recover()`, which reconnects or reboots, or says the run cannot go on
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from rtbench.transport import Transport
 
@@ -85,4 +85,15 @@ class Target(Protocol):
 
     def close(self) -> None:
         """Release everything (guests, connections, deployed files); idempotent."""
+        ...
+
+
+@runtime_checkable
+class Deterministic(Protocol):
+    """A target that can run in deterministic mode (`rtbench run --deterministic`):
+    its clock follows executed instructions (QEMU's -icount)."""
+
+    def use_deterministic(self) -> None:
+        """Switch deterministic mode on before `open`; UsageError when the spec
+        asked for something it cannot go with."""
         ...

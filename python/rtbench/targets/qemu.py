@@ -11,8 +11,9 @@ Options after the name, separated by commas: `cpus=N` (default 2; the
 measurement CPU defaults to the last), `memory=MiB` (default 512),
 `accel=kvm|tcg` (default: KVM when it works for the guest here, else TCG),
 `icount=SHIFT` (deterministic mode: the guest clock advances 2^SHIFT ns per
-executed instruction; needs cpus=1) and `append=...` (extra kernel command
-line; it takes the rest of the spec, commas included).
+executed instruction; needs cpus=1; `rtbench run --deterministic` sets it
+to DETERMINISTIC_SHIFT when the spec does not) and `append=...` (extra kernel
+command line; it takes the rest of the spec, commas included).
 
 Under TCG every timing figure is emulated: the results carry the caveat
 `emulated` (timing is not representative of hardware). Behaviour verdicts
@@ -22,30 +23,29 @@ keep their meaning: the guest runs a real Linux kernel.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rtbench import system
-from rtbench.errors import RtbenchError, UsageError
+from rtbench.errors import UsageError
 from rtbench.targets.base import Say
 from rtbench.targets.guest import debian, images
-from rtbench.targets.guest.link import KILL_ANSWER_S, LinkSource, LinkStream
-from rtbench.targets.guest.machine import Machine, MachineConfig, kvm_usable
+from rtbench.targets.guest.machine import MachineConfig, kvm_usable
 from rtbench.targets.guest.tuning import GuestTuning
-from rtbench.transport import TargetLost
+from rtbench.targets.qemu_base import (
+    EMULATED_MESSAGE,
+    GuestError,
+    QemuBase,
+    deterministic_info,
+    emulation_caveats,
+)
 
-BOOT_TIMEOUT_S = 180.0
 DEFAULT_CPUS = 2
 DEFAULT_MEMORY_MIB = 512
 MAX_CPUS = 16
-EMULATED_MESSAGE = "emulated: timing is not representative of hardware"
-
-
-class GuestError(RtbenchError):
-    """The guest could not be booted or stopped answering at boot."""
+# --deterministic without icount=: 8 ns per instruction, about a desktop CPU's
+# order of magnitude, and an x86 guest then boots in about 3 s.
+DETERMINISTIC_SHIFT = 3
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class QemuOptions:
     accel: str | None = None  # None: KVM when usable, else TCG
     icount: int | None = None
     append: str = ""
+    cpus_given: bool = False  # cpus= was in the spec
 
 
 def _number(key: str, text: str, low: int, high: int) -> int:
@@ -74,7 +75,7 @@ def parse_spec(spec: str) -> tuple[images.Guest, QemuOptions]:
     name, *pairs = body.split(",")
     guest = images.GUESTS.get(name)
     if guest is None:
-        known = ", ".join(f"qemu:{g}" for g in images.GUESTS)
+        known = ", ".join([*(f"qemu:{g}" for g in images.GUESTS), "qemu:freertos-mps2-an385"])
         raise UsageError(f"Unknown QEMU guest '{name}' (use {known}).")
     values: dict[str, str] = {}
     for pair in pairs:
@@ -104,6 +105,7 @@ def parse_spec(spec: str) -> tuple[images.Guest, QemuOptions]:
         accel="tcg" if icount is not None else accel,
         icount=icount,
         append=append.strip(),
+        cpus_given="cpus" in values,
     )
     return guest, options
 
@@ -114,53 +116,35 @@ def ready() -> str | None:
     return f"install {', '.join(missing)}" if missing else None
 
 
-class QemuTransport:
-    """Starts core commands through the agent of the target's current guest."""
-
-    def __init__(self, target: QemuTarget) -> None:
-        self._target = target
-        self.name = target.spec
-
-    def start(self, args: Sequence[str]) -> LinkStream:
-        machine = self._target.machine
-        if machine is None or machine.link is None or machine.link.closed is not None:
-            raise TargetLost("the guest is not running")
-
-        def end() -> None:
-            machine.kill(
-                f"the guest did not answer a kill within {KILL_ANSWER_S:.0f} s, so QEMU was killed"
-            )
-
-        return LinkStream(machine.link, list(args), end)
-
-    def describe(self) -> dict[str, str | None]:
-        return {"path": "/rtbench-core in the guest's initramfs", "version": None}
-
-
-class QemuTarget:
+class QemuTarget(QemuBase):
     """A Debian kernel booted under QEMU, measured through its agent."""
-
-    kind = "qemu"
 
     def __init__(self, spec: str, libc: str = "glibc") -> None:
         if libc != "glibc":
             raise UsageError("QEMU guests run a glibc core; --libc musl is for local and SSH.")
-        self.spec = spec
-        self.guest, self.options = parse_spec(spec)
-        self.machine: Machine | None = None
+        guest, options = parse_spec(spec)
+        super().__init__(
+            spec, guest.name, guest.qemu, guest.machine, "/rtbench-core in the guest's initramfs"
+        )
+        self.guest, self.options = guest, options
         self.kernel: debian.Kernel | None = None
         self.accel = "tcg"
         self.accel_reason = ""
         self._config: MachineConfig | None = None
-        self._transport = QemuTransport(self)
-        self.boots = 0
-        self.release: str | None = None
-        self._qemu_version: str | None = None
 
-    def _version(self) -> str | None:
-        if self._qemu_version is None:
-            self._qemu_version = _qemu_version(self.guest.qemu)
-        return self._qemu_version
+    def use_deterministic(self) -> None:
+        """--deterministic: icount with one CPU (DETERMINISTIC_SHIFT unless the spec
+        gave icount=)."""
+        if self.options.icount is not None:
+            return
+        if self.options.accel == "kvm":
+            raise UsageError("--deterministic needs TCG, so it cannot be used with accel=kvm.")
+        if self.options.cpus_given and self.options.cpus != 1:
+            raise UsageError(
+                "--deterministic needs one CPU (with more, guests hang under -icount); "
+                f"drop cpus={self.options.cpus}."
+            )
+        self.options = replace(self.options, icount=DETERMINISTIC_SHIFT, cpus=1, accel="tcg")
 
     # ---- boot -------------------------------------------------------------------
 
@@ -197,7 +181,7 @@ class QemuTarget:
             machine_args[machine_args.index("-cpu") + 1] = "host"  # KVM runs the host's CPU
         if self.options.icount is not None and self.guest.deb_arch == "arm64":
             machine_args[1] += ",dtb-randomness=off"  # identical runs need the same DTB
-        self._config = MachineConfig(
+        self._config = self.launch = MachineConfig(
             qemu=self.guest.qemu,
             machine=machine_args,
             kernel=image,
@@ -220,66 +204,13 @@ class QemuTarget:
             return "kvm", "/dev/kvm works for this guest"
         return "tcg", why_not
 
-    def _boot(self, say: Say) -> None:
-        assert self._config is not None
-        say(
+    def boot_message(self) -> str:
+        return (
             f"Booting {self.guest.name} ({self.kernel.package if self.kernel else '?'}, "
             f"{self.options.cpus} CPU(s), {self.accel.upper()})..."
         )
-        machine = Machine(self._config)
-        self.machine = machine
-        try:
-            link = machine.start()
-        except OSError as e:
-            machine.stop()
-            self.machine = None
-            raise GuestError(f"Cannot start {self.guest.qemu}: {e.strerror or e}.") from None
-        announced = link.wait_ready(BOOT_TIMEOUT_S)
-        if announced is None:
-            why = link.closed or f"no answer from the guest within {BOOT_TIMEOUT_S:.0f} s"
-            console = machine.console_tail(8).strip()
-            machine.stop()
-            self.machine = None
-            detail = f"; the console's last lines:\n{console}" if console else ""
-            raise GuestError(f"The {self.guest.name} guest did not boot ({why}){detail}")
-        machine_name = announced.data.decode(errors="replace")
-        if machine_name != self.guest.machine:
-            machine.stop()
-            self.machine = None
-            raise GuestError(
-                f"The {self.guest.name} guest says it is {machine_name}, not {self.guest.machine}."
-            )
-        self.release = announced.text
-        self.boots += 1
-
-    def recover(self, say: Say) -> bool:
-        if self.machine is not None:
-            self.machine.stop()
-            self.machine = None
-        if self._config is None:
-            return False
-        say(f"Booting a fresh {self.guest.name} guest after the last one was lost...")
-        try:
-            self._boot(say)
-        except RtbenchError as e:
-            say(str(e))
-            return False
-        return True
-
-    def close(self) -> None:
-        if self.machine is not None:
-            self.machine.stop()
-            self.machine = None
 
     # ---- what the runner asks ---------------------------------------------------
-
-    def transport(self) -> QemuTransport:
-        return self._transport
-
-    def source(self) -> LinkSource:
-        if self.machine is None or self.machine.link is None:
-            raise GuestError(f"The {self.guest.name} guest is not running.")
-        return LinkSource(self.machine.link)
 
     def check_cpu(self, cpu: int | None) -> int:
         count = self.options.cpus
@@ -324,11 +255,12 @@ class QemuTarget:
             "kernel": self.kernel.describe() if self.kernel else None,
             "kernel_release": self.release,
             "emulator": self.guest.qemu,
-            "emulator_version": self._version(),
+            "emulator_version": self.version(),
             "accel": self.accel,
             "accel_reason": self.accel_reason,
             "emulated": self.accel == "tcg",
             "icount_shift": self.options.icount,
+            "deterministic": deterministic_info(self.options.icount),
             "cpus": self.options.cpus,
             "memory_mib": self.options.memory_mib,
             "kernel_cmdline": config.append if config else None,
@@ -336,46 +268,4 @@ class QemuTarget:
         }
 
 
-def emulation_caveats(accel: str, icount: int | None) -> list[dict[str, str]]:
-    """What an emulated guest means for the figures (codes `emulated`, `icount`)."""
-    found: list[dict[str, str]] = []
-    if accel == "tcg":
-        found.append(
-            {
-                "code": "emulated",
-                "severity": "warning",
-                "message": "Timing is emulated and not representative of hardware. QEMU TCG "
-                "translates every guest instruction, so the translator and the host's load "
-                "set every time figure (" + EMULATED_MESSAGE + ")",
-                "advice": "Read the behaviour verdicts; measure timing on the real board, "
-                "or in a KVM guest on a host with hardware virtualisation",
-            }
-        )
-    if icount is not None:
-        found.append(
-            {
-                "code": "icount",
-                "severity": "info",
-                "message": f"Deterministic mode (-icount shift={icount}): the guest clock "
-                f"advances {2**icount} ns per executed instruction, so a figure of X ns "
-                f"is X/{2**icount} instructions on the measured path; medians repeat from run "
-                "to run, maxima less so (requests reach the guest at moments of host time)",
-                "advice": "Compare such figures only with others of the same mode and shift",
-            }
-        )
-    return found
-
-
-def _qemu_version(binary: str) -> str | None:
-    path = shutil.which(binary)
-    if path is None:
-        return None
-    try:
-        done = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    first = done.stdout.strip().splitlines()
-    match = re.search(r"version\s+(\S+)", first[0]) if first else None
-    return match.group(1) if match else None
+__all__ = ["EMULATED_MESSAGE", "GuestError", "QemuTarget", "emulation_caveats", "parse_spec"]

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from rtbench.targets.guest.link import Link, request_line
 
@@ -37,6 +38,15 @@ CONSOLE_LOG = "console.log"
 _PR_SET_PDEATHSIG = 1
 _KVM_GET_API_VERSION = 0xAE00
 _KVM_CREATE_VM = 0xAE01
+
+
+class Launch(Protocol):
+    """How one kind of machine is started: its command line in a private folder."""
+
+    def argv(self, folder: Path) -> list[str]:
+        """The emulator's command line; `folder` is the machine's private folder
+        (pid file, console log)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -91,11 +101,18 @@ class MachineConfig:
             # repeated runs see the same counter values.
             args += [
                 "-icount",
-                f"shift={self.icount},sleep=off",
+                icount_option(self.icount),
                 "-rtc",
                 "base=2024-01-01T00:00:00,clock=vm",
             ]
         return args
+
+
+def icount_option(shift: int) -> str:
+    """QEMU's -icount value of deterministic mode: 2^shift ns of emulated time per
+    executed instruction, never adjusted to the host's clock (align=off), idle
+    time skipped (sleep=off)."""
+    return f"shift={shift},align=off,sleep=off"
 
 
 def host_arch() -> str:
@@ -154,7 +171,7 @@ def _die_with_parent() -> None:
 class Machine:
     """A running QEMU guest and its serial link."""
 
-    def __init__(self, config: MachineConfig) -> None:
+    def __init__(self, config: Launch) -> None:
         self.config = config
         self._dir = tempfile.TemporaryDirectory(prefix="rtbench-qemu-")
         self.folder = Path(self._dir.name)

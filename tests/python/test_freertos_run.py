@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The real FreeRTOS image under QEMU, through `rtbench run --target
+qemu:freertos-mps2-an385`: a few scenarios and their verdicts, deterministic
+mode giving the same figures twice, and a comparison with this machine.
+
+Skipped, with the sentence `rtbench targets` gives, when FREERTOS_KERNEL_PATH,
+the ARM toolchain, picolibc or qemu-system-arm are missing. Each run is a few
+scenarios of the quick profile, so the module stays within minutes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import RunCli
+from rtbench import records
+from rtbench.results import RESULTS_FILE
+from rtbench.targets import freertos
+
+SPEC = "qemu:freertos-mps2-an385"
+WHY_NOT = freertos.ready()
+pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"{WHY_NOT}")
+# the latency scenarios of the determinism check, with the calibration before them
+LATENCY = ("sem.wait.block", "sem.wait.available", "mut.lock.block")
+
+
+def _results(out: Path) -> dict[str, Any]:
+    data = json.loads((out / RESULTS_FILE).read_text())
+    records.validate(data, "results")
+    assert isinstance(data, dict)
+    return data
+
+
+def _figures(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every metric's statistics, without when (in counter ticks since boot) its
+    maximum happened: a moment, not a figure."""
+    found = {}
+    for scenario in data["scenarios"]:
+        for record in scenario["records"]:
+            if record.get("type") == "result" and record.get("stats"):
+                stats = {k: v for k, v in record["stats"].items() if not k.endswith("_at_ticks")}
+                found[(scenario["name"], str(record.get("metric")))] = stats
+    return found
+
+
+def test_the_image_runs_scenarios_and_their_verdicts(run_cli: RunCli, tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    done = run_cli(
+        "run", "--target", SPEC, "--only", "sem.wait.block", "sem.behavior.release_order",
+        "--out", str(out), timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = _results(out)
+    statuses = {s["name"]: s["status"] for s in data["scenarios"]}
+    assert set(statuses.values()) == {"ok"}, statuses
+    assert data["host"]["kernel"]["system"] == "FreeRTOS"
+    assert data["run"]["target_info"]["freertos_kernel"]["tag"]
+    verdicts = [
+        r
+        for s in data["scenarios"]
+        for r in s["records"]
+        if r.get("type") == "verdict" and r.get("scenario") == "sem.behavior.release_order"
+    ]
+    assert [v["outcome"] for v in verdicts] == ["pass"]
+    assert [v["control"]["outcome"] for v in verdicts] == ["caught"]  # control built in the image
+    assert "FreeRTOS" in done.stdout and "EMULATED" in done.stdout
+
+
+def test_deterministic_runs_give_identical_figures(run_cli: RunCli, tmp_path: Path) -> None:
+    runs = []
+    for n in (1, 2):
+        out = tmp_path / f"d{n}"
+        done = run_cli(
+            "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
+            "--out", str(out), timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        runs.append(_figures(_results(out)))
+    first, second = runs
+    assert len(first) >= len(LATENCY)  # every scenario gave figures
+    differ = {k: (v, second.get(k)) for k, v in first.items() if second.get(k) != v}
+    assert not differ, differ
+
+
+def test_compare_puts_the_board_next_to_this_machine(run_cli: RunCli, tmp_path: Path) -> None:
+    board, here = tmp_path / "board", tmp_path / "here"
+    for target, out in ((SPEC, board), ("local", here)):
+        done = run_cli(
+            "run", "--target", target, "--only", "sem.wait.block", "--out", str(out), timeout=600
+        )
+        assert done.returncode == 0, done.stderr
+    done = run_cli("compare", str(here), str(board), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "FreeRTOS" in done.stdout and "Linux" in done.stdout
+    assert "sem.wait.block" in done.stdout or "SEM-P-ARC" in done.stdout

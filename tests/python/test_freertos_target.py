@@ -1,0 +1,327 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The `qemu:freertos-mps2-an385` target against a stand-in for QEMU and the image
+(fake_freertos.py, started through RTBENCH_FREERTOS_QEMU): what it needs, what it
+refuses, what it records, deterministic mode, and a lost image. The real image
+is exercised in test_freertos_image.py."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import RunCli
+from rtbench import records, targets
+from rtbench.errors import UsageError
+from rtbench.results import RESULTS_FILE
+from rtbench.targets import freertos, freertos_image
+from rtbench.targets.qemu_base import GuestError
+
+FAKE = Path(__file__).parent / "fake_freertos.py"
+SPEC = "qemu:freertos-mps2-an385"
+
+
+def _checkout(
+    folder: Path, version: str | None = "V11.1.0 dbf70559b27d39c1fdb68dfb9a32140b6a6777a0"
+) -> Path:
+    """A folder that looks like a FreeRTOS-Kernel checkout (the files the build needs)."""
+    for name in (
+        "tasks.c",
+        "queue.c",
+        "include/task.h",
+        "portable/GCC/ARM_CM3/port.c",
+        "portable/MemMang/heap_4.c",
+    ):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text("")
+    (folder / "include" / "task.h").write_text('#define tskKERNEL_VERSION_NUMBER "V10.9.9"\n')
+    if version is not None:
+        (folder / "VERSION").write_text(version + "\n")
+    return folder
+
+
+@pytest.fixture
+def fake_env(core_binary: Path, tmp_path: Path) -> dict[str, str]:
+    """The environment that boots the stand-in instead of QEMU and the image."""
+    image = tmp_path / "image.elf"
+    image.write_bytes(b"\x7fELF")
+    kernel = _checkout(tmp_path / "FreeRTOS-Kernel")
+    return {
+        freertos.EMULATOR_ENV: f"{sys.executable} {FAKE}",
+        freertos_image.IMAGE_ENV: str(image),
+        freertos_image.KERNEL_ENV: str(kernel),
+        "FAKE_FREERTOS_CORE": str(core_binary),
+        "FAKE_FREERTOS_LOG": str(tmp_path / "starts.jsonl"),
+    }
+
+
+def _starts(env: dict[str, str]) -> list[list[str]]:
+    path = Path(env["FAKE_FREERTOS_LOG"])
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _results(out: Path) -> dict[str, Any]:
+    data = json.loads((out / RESULTS_FILE).read_text())
+    records.validate(data, "results")
+    assert isinstance(data, dict)
+    return data
+
+
+def _one_sentence(stderr: str) -> None:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+
+
+# ---- what it needs ---------------------------------------------------------------
+
+
+def test_without_the_kernel_the_kind_is_not_ready_and_says_how_to_get_it(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    env = {freertos_image.KERNEL_ENV: ""}
+    listed = run_cli("targets", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    row = next(r for r in json.loads(listed.stdout) if r["kind"] == "freertos")
+    assert row["usable"] is False
+    assert "FREERTOS_KERNEL_PATH is not set" in row["why_not"]
+    assert "https://github.com/FreeRTOS/FreeRTOS-Kernel" in row["why_not"]
+    assert "V11.1.0" in row["why_not"]
+    done = run_cli("run", "--target", SPEC, "--out", str(tmp_path / "r"), env=env)
+    assert done.returncode == 2
+    _one_sentence(done.stderr)
+    assert "FREERTOS_KERNEL_PATH is not set" in done.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_folder_that_is_not_a_kernel_checkout_is_named(run_cli: RunCli, tmp_path: Path) -> None:
+    env = {freertos_image.KERNEL_ENV: str(tmp_path)}
+    done = run_cli("run", "--target", SPEC, "--out", str(tmp_path / "r"), env=env)
+    assert done.returncode == 2
+    _one_sentence(done.stderr)
+    assert f"{tmp_path} is not a FreeRTOS-Kernel checkout (it has no tasks.c)" in done.stderr
+
+
+def test_a_missing_emulator_is_named_with_its_package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(freertos_image.IMAGE_ENV, str(_checkout(tmp_path) / "tasks.c"))
+    monkeypatch.delenv(freertos.EMULATOR_ENV, raising=False)
+    assert freertos_image.missing(Path("/"), "no-such-qemu-system-arm") == (
+        "no-such-qemu-system-arm is not installed (apt-get install qemu-system-arm)"
+    )
+    assert freertos_image.missing(Path("/"), sys.executable) is None
+
+
+def test_the_kernel_release_comes_from_version_then_the_header(tmp_path: Path) -> None:
+    with_version = freertos_image.read_release(_checkout(tmp_path / "a"))
+    assert (with_version.tag, with_version.source) == ("V11.1.0", "VERSION")
+    assert with_version.commit == "dbf70559b27d39c1fdb68dfb9a32140b6a6777a0"
+    bare = freertos_image.read_release(_checkout(tmp_path / "b", version=None))
+    assert (bare.tag, bare.commit, bare.source) == ("V10.9.9", None, "include/task.h")
+
+
+def test_the_build_folder_is_keyed_by_checkout_release_and_configuration(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    a = freertos_image.KernelCheckout(tmp_path / "k", "V11.1.0", "abc", "VERSION")
+    b = freertos_image.KernelCheckout(tmp_path / "k", "V11.0.0", "def", "VERSION")
+    folder = freertos_image.build_dir(root, a, None, "mps2-an385")
+    assert folder == freertos_image.build_dir(root, a, None, "mps2-an385")
+    assert folder != freertos_image.build_dir(root, b, None, "mps2-an385")
+    assert folder != freertos_image.build_dir(root, a, tmp_path / "cfg", "mps2-an385")
+
+
+# ---- what it refuses ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("qemu:freertos-lm3s6965", "Unknown FreeRTOS board"),
+        ("qemu:freertos-mps2-an385,cpus=2", "it takes icount=SHIFT"),
+        ("qemu:freertos-mps2-an385,icount=11", "from 0 to 10"),
+        ("qemu:freertos-mps2-an385,icount=3,icount=4", "Unknown or repeated"),
+    ],
+)
+def test_bad_specs_are_one_sentence(spec: str, words: str) -> None:
+    with pytest.raises(UsageError, match=words):
+        targets.parse(spec)
+
+
+def test_the_board_has_one_cpu() -> None:
+    target = targets.parse(SPEC)
+    assert target.check_cpu(None) == 0
+    assert target.check_cpu(0) == 0
+    with pytest.raises(UsageError, match=r"^CPU 1 does not exist on the mps2-an385 board"):
+        target.check_cpu(1)
+
+
+def test_cpu_1_on_the_command_line_is_a_usage_error(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    done = run_cli(
+        "run", "--target", SPEC, "--cpu", "1", "--out", str(tmp_path / "r"), env=fake_env
+    )
+    assert done.returncode == 2
+    assert "CPU 1 does not exist on the mps2-an385 board, which has one CPU (0)." in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "r" / RESULTS_FILE).exists()
+
+
+def test_deterministic_is_refused_for_local_and_ssh(run_cli: RunCli, tmp_path: Path) -> None:
+    for spec in ("local", "ssh://root@board.invalid"):
+        done = run_cli("run", "--target", spec, "--deterministic", "--out", str(tmp_path / "r"))
+        assert done.returncode == 2
+        _one_sentence(done.stderr)
+        assert "--deterministic needs an emulated target" in done.stderr
+        assert not (tmp_path / "r").exists()
+
+
+def test_deterministic_sets_icount_on_debian_guests_too() -> None:
+    target = targets.parse("qemu:debian-amd64", deterministic=True)
+    info = target.describe()
+    assert info["icount_shift"] == 3 and info["cpus"] == 1
+    assert info["deterministic"]["qemu_option"] == "shift=3,align=off,sleep=off"
+    assert targets.parse("qemu:debian-amd64").describe()["deterministic"] is None
+    with pytest.raises(UsageError, match="needs one CPU"):
+        targets.parse("qemu:debian-amd64,cpus=2", deterministic=True)
+    given = targets.parse("qemu:debian-amd64,icount=4", deterministic=True)
+    assert given.describe()["icount_shift"] == 4
+
+
+# ---- a run on the stand-in -----------------------------------------------------------
+
+
+def test_a_run_records_the_image_its_kernel_and_no_settings(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    done = run_cli(
+        "run", "--target", SPEC, "--only", "sem.wait.block", "--out", str(out), env=fake_env
+    )
+    assert done.returncode == 0, done.stderr
+    data = _results(out)
+    info = data["run"]["target_info"]
+    assert info["os"] == "FreeRTOS" and info["board"] == "mps2-an385"
+    assert info["freertos_kernel"]["tag"] == "V11.1.0"
+    assert info["freertos_kernel"]["commit"] == "dbf70559b27d39c1fdb68dfb9a32140b6a6777a0"
+    assert info["emulated"] is True and info["deterministic"] is None
+    host = data["host"]
+    assert host["kernel"]["system"] == "FreeRTOS" and host["kernel"]["release"] == "V11.1.0"
+    assert host["freertos"]["config"]["configTICK_RATE_HZ"] == 1000
+    assert host["cpus"]["model"] == "cortex-m3"
+    assert data["settings"]["changes"] == []
+    assert [s["setting"] for s in data["settings"]["skipped"]] == ["cpu_dma_latency"]
+    statuses = {s["name"]: s["status"] for s in data["scenarios"]}
+    assert statuses == {"cal.timestamp": "ok", "sem.wait.block": "ok"}
+    assert "kernel checkout V11.1.0 dbf70559b27d" in done.stdout
+    assert "DETERMINISTIC" not in done.stdout
+    (argv,) = _starts(fake_env)
+    assert "-icount" not in argv  # the negative control of the test below
+    assert argv[argv.index("-M") + 1] == "mps2-an385" and "-no-reboot" in argv
+
+
+def test_deterministic_runs_the_board_on_instructions_and_says_so(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    done = run_cli(
+        "run", "--target", SPEC, "--deterministic", "--only", "sem.wait.block",
+        "--out", str(out), env=fake_env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (argv,) = _starts(fake_env)
+    assert argv[argv.index("-icount") + 1] == "shift=5,align=off,sleep=off"
+    data = _results(out)
+    assert data["run"]["target_info"]["deterministic"] == {
+        "icount_shift": 5,
+        "ns_per_instruction": 32,
+        "qemu_option": "shift=5,align=off,sleep=off",
+    }
+    assert "icount" in [c["code"] for c in data["caveats"]]
+    assert "DETERMINISTIC (-icount shift=5)" in done.stdout
+    assert "DETERMINISTIC" in (out / "report.html").read_text()
+
+
+def test_a_crashed_image_loses_one_unit_and_the_next_runs_in_a_fresh_boot(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    env = {**fake_env, "FAKE_FREERTOS_MODE": "crash:sem.wait.block"}
+    done = run_cli(
+        "run", "--target", SPEC, "--only", "sem.wait.block", "sem.wait.available",
+        "--out", str(out), env=env,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    statuses = {s["name"]: s["status"] for s in _results(out)["scenarios"]}
+    assert statuses["sem.wait.block"] == "lost"
+    assert statuses["sem.wait.available"] == "ok"
+    assert len(_starts(env)) == 2
+    assert _results(out)["run"]["target_info"]["boots"] == 2
+
+
+def test_a_hung_image_is_ended_by_the_watchdog_and_the_run_goes_on(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    env = {
+        **fake_env,
+        "FAKE_FREERTOS_MODE": "hang:sem.wait.block",
+        "RTBENCH_DEADLINE_SCALE": "0.0001",
+    }
+    done = run_cli(
+        "run", "--target", SPEC, "--only", "sem.wait.block", "sem.wait.available",
+        "--out", str(out), env=env, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    scenarios = {s["name"]: s for s in _results(out)["scenarios"]}
+    assert scenarios["sem.wait.block"]["status"] == "lost"
+    assert "did not answer a kill" in scenarios["sem.wait.block"]["reason"]
+    assert scenarios["sem.wait.available"]["status"] in ("ok", "timeout")
+    assert len(_starts(env)) == 2
+
+
+def _target(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> freertos.FreeRtosTarget:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    target = targets.parse(SPEC)
+    assert isinstance(target, freertos.FreeRtosTarget)
+    target.boot_timeout_s = 2.0
+    return target
+
+
+def test_an_image_that_never_says_ready_is_one_sentence(
+    fake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = _target({**fake_env, "FAKE_FREERTOS_MODE": "noboot"}, monkeypatch)
+    try:
+        with pytest.raises(GuestError, match=r"did not boot \(no answer within 2 s\)"):
+            target.open(lambda _text: None)
+        assert target.machine is None
+    finally:
+        target.close()
+
+
+def test_an_image_of_another_board_is_refused(
+    fake_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = _target({**fake_env, "FAKE_FREERTOS_MODE": "wrong"}, monkeypatch)
+    try:
+        with pytest.raises(GuestError, match="says it is cortex-m0, not mps2-an385"):
+            target.open(lambda _text: None)
+    finally:
+        target.close()
+
+
+def test_system_describes_the_image(run_cli: RunCli, fake_env: dict[str, str]) -> None:
+    done = run_cli("system", "--target", SPEC, env=fake_env)
+    assert done.returncode == 0, done.stderr
+    assert "FreeRTOS V11.1.0 (GCC/ARM_CM3)" in done.stdout
+    assert re.search(r"configUSE_PREEMPTION:\s+1\n", done.stdout)
+    assert "V11.1.0 dbf70559b27d39c1fdb68dfb9a32140b6a6777a0" in done.stdout
