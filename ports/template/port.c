@@ -330,46 +330,6 @@ int rtb_port_evt_wait(struct rtb_evt *e, uint32_t bits, enum rtb_evt_wait mode, 
 	return RTB_E_UNSUPPORTED;
 }
 
-/* IPC channels: POSIX services; an RTOS port normally has none of them. */
-int rtb_port_ipc_create(struct rtb_ipc **out, enum rtb_ipc_kind kind, struct rtb_thread *receiver)
-{
-	(void)out;
-	(void)kind;
-	(void)receiver;
-	return RTB_E_UNSUPPORTED;
-}
-
-int rtb_port_ipc_delete(struct rtb_ipc *c)
-{
-	(void)c;
-	return RTB_E_UNSUPPORTED;
-}
-
-int rtb_port_ipc_post(struct rtb_ipc *c)
-{
-	(void)c;
-	return RTB_E_UNSUPPORTED;
-}
-
-int rtb_port_ipc_wait(struct rtb_ipc *c)
-{
-	(void)c;
-	return RTB_E_UNSUPPORTED;
-}
-
-int rtb_port_ipc_timedwait(struct rtb_ipc *c, uint64_t timeout_ns)
-{
-	(void)c;
-	(void)timeout_ns;
-	return RTB_E_UNSUPPORTED;
-}
-
-const char *rtb_port_ipc_mechanism(enum rtb_ipc_kind kind)
-{
-	(void)kind;
-	return NULL;
-}
-
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
 			void *arg)
 {

@@ -15,8 +15,8 @@
 
 /* ---- scheduling -------------------------------------------------------- */
 #define configCPU_CLOCK_HZ BOARD_CPU_HZ
-#define configTICK_RATE_HZ 1000	 /* 1 ms tick: sleeps and timeouts round to it */
-#define configUSE_PREEMPTION 1	 /* required: fixed-priority preemptive */
+#define configTICK_RATE_HZ 1000 /* 1 ms tick: sleeps and timeouts round to it */
+#define configUSE_PREEMPTION 1	/* required: fixed-priority preemptive */
 /* No time slicing: equal priorities run first come, first served, each until
  * it blocks or yields, as the contract's RTB_POLICY_FIFO says. FreeRTOS has
  * one policy per build, so round-robin (RTB_CAP_POLICY_RR) is not claimed;
