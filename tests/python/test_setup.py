@@ -76,7 +76,7 @@ CROSS_TOOLS = (
 )
 QEMU_TOOLS = ("qemu-system-x86_64", "qemu-system-aarch64", "gpgv")
 # what the SSH target's tests (ip) and the background load's (stress-ng, hackbench) need
-OTHER_DEV_TOOLS = ("ip", "stress-ng", "hackbench", "babeltrace2")
+OTHER_DEV_TOOLS = ("ip", "stress-ng", "hackbench", "babeltrace2", "arm-none-eabi-gcc")
 
 
 def _bootstrap_tree(tmp_path: Path) -> tuple[Path, Path]:
