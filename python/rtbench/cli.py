@@ -40,8 +40,8 @@ from rtbench.results import (
     write_atomic,
 )
 from rtbench.targets.base import Target
+from rtbench.trace import choose as trace_choose
 from rtbench.trace import command as trace_command
-from rtbench.trace.hook import TraceHook
 from rtbench.transport import LocalProcess
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
@@ -141,8 +141,8 @@ def build_parser() -> _Parser:
     run.add_argument(
         "--trace",
         action="store_true",
-        help="trace the kernel during each scenario and explain the worst samples "
-        "(docs/tracing.md)",
+        help="explain the kept samples: a kernel trace on Linux here, the code path "
+        "(functions, instructions) on an emulated RTOS board (docs/tracing.md)",
     )
     run.add_argument(
         "--target",
@@ -343,6 +343,9 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         targets.parse(spec, libc=args.libc, deterministic=args.deterministic) for spec in specs
     ]
     runplan.precheck(args, [t.kind for t in chosen])
+    if args.trace:
+        for target in chosen:
+            trace_choose.prepare(target)
     sets = _check_sets(args.sets)
     scale = runner.deadline_scale()
     out = _check_out(args.out, args.profile)
@@ -385,10 +388,6 @@ def _run_on(target: Target, asked: _Asked, out: Path) -> int:
 
 def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
     args, argv, sets, scale = asked.args, asked.argv, asked.sets, asked.scale
-    if args.trace and target.kind != "local":
-        raise UsageError(f"--trace works on the local target only for now, not on {target.spec}.")
-    if args.trace and os.geteuid() != 0:
-        raise UsageError("--trace needs root: it sets up a tracefs instance of its own.")
     cpu = target.check_cpu(args.cpu)
     transport = target.transport()
     _meta, core_catalog = runner.query_catalog(transport, cpu)
@@ -405,6 +404,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         )
 
     plan = runplan.prepare(args, core_catalog, selection, cpu, target.kind)
+    trace_hooks = trace_choose.hooks(target, (cpu, *plan.measure.cpus)) if args.trace else []
 
     locks: list[CpuLock] = []  # held until this function returns
     if target.kind == "local":
@@ -449,7 +449,6 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         f"rtbench run: {where}profile {args.profile}, CPU {cpu}, the calibration and {count} "
         f"more scenario(s); results in {out}"
     )
-    trace_hooks = [TraceHook(cpus=(cpu, *plan.measure.cpus))] if args.trace else []
     run = runner.Run(
         options,
         target,

@@ -62,6 +62,7 @@ from rtbench.report.page import charts as chart_row
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
+from rtbench.trace import path_render
 from rtbench.trace import render as trace_render
 from rtbench.trace import timeline as trace_timeline
 
@@ -513,6 +514,9 @@ def _metric_block(
             + "".join(f"<li>{esc(line)}</li>" for line in trace_render.sample_lines(traced))
             + "</ul></details>"
         )
+    record = trace_timeline.record_of(outcome, m)
+    if record is not None:
+        html += path_render.metric_html(record)
     if tick is not None:
         chart, first, above, lines = tick
         figures.append(
@@ -606,6 +610,7 @@ def _run_section(doc: ResultsDocument) -> str:
     if run.options.get("set"):
         rows.append(("options", json.dumps(run.options["set"])))
     rows += trace_render.condition_rows(doc)
+    rows += path_render.condition_rows(doc)
     html = '<section class="block" id="run"><h2>Run details</h2>' + kv_table(rows)
     if doc.calibration is not None:
         cal = doc.calibration

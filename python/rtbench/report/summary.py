@@ -46,6 +46,7 @@ from rtbench.report.common import (
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import REPORT_FILE, ResultsDocument
 from rtbench.stats import MetricSummary
+from rtbench.trace import path_render
 from rtbench.trace import render as trace_render
 
 Style = Callable[..., str]
@@ -98,6 +99,7 @@ def render(doc: ResultsDocument, s: Style, location: str | None, width: int) -> 
     lines += _responses(doc, s, width)
     lines += _families(doc, s, width)
     lines += trace_render.terminal_lines(doc, width, lambda t: s(t, "bold"))
+    lines += path_render.terminal_lines(doc, width, lambda t: s(t, "bold"))
     lines += ["", *_wrap(final_line(doc), width)]
     if location:
         lines.append(f"report: {location.rstrip('/')}/{REPORT_FILE}")

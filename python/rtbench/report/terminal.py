@@ -36,6 +36,7 @@ from rtbench.report.common import (
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
+from rtbench.trace import path_render
 from rtbench.trace import render as trace_render
 
 _COLORS = {
@@ -187,6 +188,7 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
     lines.extend(_summary_results(doc, s, _DETAILS_WIDTH))
     lines.extend(_metrics_section(doc, s))
     lines.extend(trace_render.detail_lines(doc, lambda t: s(t, "bold")))
+    lines.extend(path_render.detail_lines(doc, lambda t: s(t, "bold")))
     lines.extend(_verdicts_section(doc, s))
     lines.extend(_tables_section(doc, s))
     lines.extend(_status_section(doc, s))

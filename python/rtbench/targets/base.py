@@ -15,9 +15,12 @@ and calls `recover()`, which reconnects or reboots, or says the run cannot go on
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rtbench.transport import Transport
+
+if TYPE_CHECKING:
+    from rtbench.targets.qemu_exec_log import ExecLog
 
 Say = Callable[[str], None]
 
@@ -96,4 +99,18 @@ class Deterministic(Protocol):
     def use_deterministic(self) -> None:
         """Switch deterministic mode on before `open`; UsageError when the spec
         asked for something it cannot go with."""
+        ...
+
+
+@runtime_checkable
+class ExecLogged(Protocol):
+    """A target whose emulator can log the code it executes (`rtbench run --trace`
+    on an emulated RTOS board: rtbench.trace.path_hook)."""
+
+    def use_exec_log(self) -> None:
+        """Ask, before `open`, for a machine whose execution log can be switched."""
+        ...
+
+    def exec_log(self) -> ExecLog:
+        """After `open`: the switch of the running machine's execution log."""
         ...

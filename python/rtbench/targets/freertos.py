@@ -45,6 +45,8 @@ from rtbench.targets.qemu_base import (
     deterministic_info,
     emulation_caveats,
 )
+from rtbench.targets.qemu_exec_log import MONITOR_SOCKET, ExecLog, Firmware
+from rtbench.trace.exec_log import CounterReads
 from rtbench.transport import TargetLost
 
 EMULATOR_ENV = "RTBENCH_FREERTOS_QEMU"
@@ -67,6 +69,10 @@ class Board:
     machine_args: tuple[str, ...]
     cpu: str
     arch: str
+    # how the image's counter shows in QEMU's log (a path trace's anchor)
+    counter_reads: CounterReads
+    nm: str  # the toolchain's nm, for the image's symbols
+    vector_table: str  # the symbol of the image's vector table
 
 
 BOARDS = {
@@ -76,6 +82,11 @@ BOARDS = {
         machine_args=("-M", "mps2-an385", "-cpu", "cortex-m3"),
         cpu="cortex-m3",
         arch="armv7m",
+        # the CMSDK dual timer's first value register (offset 4), counting
+        # down: the port's counter is its complement (board_config.h)
+        counter_reads=CounterReads("cmsdk_apb_dualtimer_read", 0x4, 32, inverted=True),
+        nm="arm-none-eabi-nm",
+        vector_table="vectors",
     ),
 }
 
@@ -88,15 +99,17 @@ class BoardLaunch:
     board: Board
     image: Path
     icount: int | None
+    monitor: bool = False  # a monitor socket in the folder (for --trace)
 
     def argv(self, folder: Path) -> list[str]:
+        monitor = f"unix:{folder / MONITOR_SOCKET},server=on,wait=off" if self.monitor else "none"
         args = [
             *self.emulator,
             *self.board.machine_args,
             "-nographic",
             "-no-reboot",
             "-monitor",
-            "none",
+            monitor,
             "-pidfile",
             str(folder / "qemu.pid"),
             "-kernel",
@@ -208,6 +221,22 @@ class FreeRtosTarget(QemuBase):
         self.icount = icount
         self.boot_timeout_s = BOOT_TIMEOUT_S
         self.image: freertos_image.Image | None = None
+        self._exec_log = False
+
+    def use_exec_log(self) -> None:
+        """--trace: boot with a monitor socket, so the execution log can be switched."""
+        self._exec_log = True
+
+    def exec_log(self) -> ExecLog:
+        """The execution log of the running image (after `open`)."""
+        assert self.image is not None
+        board = self.board
+        return ExecLog(
+            lambda: self.machine.folder if self.machine is not None else None,
+            board.counter_reads,
+            Firmware(self.image.path, board.nm, board.vector_table),
+            self.icount,
+        )
 
     def use_deterministic(self) -> None:
         """--deterministic: -icount with DETERMINISTIC_SHIFT unless the spec gave one."""
@@ -221,7 +250,9 @@ class FreeRtosTarget(QemuBase):
         if problem is not None:
             raise UsageError(f"The {self.spec} target cannot be used here: {problem}.")
         self.image = freertos_image.ensure_image(ROOT, self.board.name, say)
-        self.launch = BoardLaunch(emulator, self.board, self.image.path, self.icount)
+        self.launch = BoardLaunch(
+            emulator, self.board, self.image.path, self.icount, monitor=self._exec_log
+        )
         self._boot(say)
 
     def boot_message(self) -> str:

@@ -20,17 +20,23 @@ LANES = (("irq", "hard irq", "k3"), ("softirq", "softirq", "k2"), ("task", "othe
 LABEL_MIN_PX = 60
 
 
-def trace_of(outcome: ScenarioOutcome, m: MetricSummary) -> Mapping[str, Any] | None:
-    """The `trace` object of the result record `m` was made from, if traced."""
+def record_of(outcome: ScenarioOutcome, m: MetricSummary) -> Mapping[str, Any] | None:
+    """The result record `m` was made from."""
     for record in outcome.of_type("result"):
         if (
             record.get("scenario") == m.scenario
             and record.get("metric") == m.metric
             and dict(record.get("params") or {}) == dict(m.params)
         ):
-            trace = record.get("trace")
-            return trace if isinstance(trace, Mapping) else None
+            return record
     return None
+
+
+def trace_of(outcome: ScenarioOutcome, m: MetricSummary) -> Mapping[str, Any] | None:
+    """The `trace` object of the result record `m` was made from, if traced."""
+    record = record_of(outcome, m)
+    trace = record.get("trace") if record is not None else None
+    return trace if isinstance(trace, Mapping) else None
 
 
 def worst_sample_svg(trace: Mapping[str, Any]) -> tuple[str, str] | None:

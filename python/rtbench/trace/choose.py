@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Which trace `rtbench run --trace` takes on a target.
+
+On Linux on this machine, a kernel trace (trace.hook, tracefs); on an emulated
+RTOS board, the code path of the kept samples (trace.path_hook, QEMU's
+execution log). Other targets cannot be traced yet, which is said before
+anything is booted.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rtbench.errors import UsageError
+from rtbench.hooks import RunHook
+from rtbench.targets.base import ExecLogged, Target
+from rtbench.trace.hook import TraceHook
+from rtbench.trace.path_hook import PathTraceHook
+
+
+def prepare(target: Target) -> None:
+    """Before `open`: refuse a target that cannot be traced, or ask it for what tracing needs."""
+    if isinstance(target, ExecLogged):
+        target.use_exec_log()
+    elif target.kind != "local":
+        raise UsageError(
+            f"--trace works on this machine (a kernel trace) and on emulated RTOS boards "
+            f"(qemu:freertos-..., the code path), not on {target.spec} yet."
+        )
+
+
+def hooks(target: Target, cpus: tuple[int, ...]) -> list[RunHook]:
+    """The trace hook of an opened target (`cpus`: the CPUs the run measures on)."""
+    if isinstance(target, ExecLogged):
+        return [PathTraceHook()]
+    if os.geteuid() != 0:
+        raise UsageError("--trace needs root: it sets up a tracefs instance of its own.")
+    return [TraceHook(cpus=cpus)]

@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: Apache-2.0
+"""QEMU's execution log, read back into the code path of each kept sample.
+
+With `-d exec,nochain,in_asm` QEMU writes one `Trace` line before every
+translated block (TB) it executes and, once per translation, the block's
+instructions (`IN:`). With the trace event of the board's counter register
+enabled, every read of the counter is a line too, carrying the value read.
+The core keeps the counter readings of each metric's worst and median samples
+(`spans`), so a sample's two readings can be found in the log, and every block
+executed between them is the sample's path.
+
+What is counted, and how exactly:
+- a block's instructions come from its translation (`IN:`), or from its
+  cflags when QEMU limited the block to a count (icount budget, I/O);
+- `Stopped execution of TB chain before ...` means the block just logged did
+  not run: it is taken back;
+- `cpu_io_recompile: rewound execution of TB to X` means the block ran only up
+  to X before being translated again: only its instructions before X count;
+- the window starts after the block holding the start reading and ends with
+  the block holding the stop reading. Under -icount QEMU ends a block at
+  every device access, so both readings end their blocks and the count is
+  exact; without it, each end can be off by the rest of one block
+  (`exact_bounds` says which).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rtbench.trace.symbols import Symbols
+
+CF_COUNT_MASK = 0x1FF  # QEMU's TB cflags: instruction count when limited
+_TRACE = re.compile(r"Trace \d+: 0x([0-9a-f]+) \[[0-9a-f]+/([0-9a-f]+)/[0-9a-f]+/([0-9a-f]+)\]")
+_STOPPED = re.compile(r"Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9a-f]+)\]")
+_REWOUND = re.compile(r"cpu_io_recompile: rewound execution of TB to ([0-9a-f]+)")
+_READ = re.compile(r"offset 0x([0-9a-f]+) data 0x([0-9a-f]+)")
+_INSN = re.compile(r"0x([0-9a-f]+):")
+
+
+@dataclass(frozen=True)
+class CounterReads:
+    """How the board's counter shows in QEMU's log: the trace event of the
+    register read, the register's offset, its width, and whether it counts
+    down (the counter is then the complement of the register)."""
+
+    event: str
+    offset: int
+    bits: int
+    inverted: bool
+
+    def value(self, data: int) -> int:
+        mask = (1 << self.bits) - 1
+        return (~data if self.inverted else data) & mask
+
+
+@dataclass
+class Translations:
+    """Instruction addresses of every block translated so far, by start address
+    (kept across units: a block translated once is not listed again)."""
+
+    blocks: dict[int, tuple[int, ...]] = field(default_factory=dict)
+
+    def add(self, addresses: list[int]) -> None:
+        if addresses:
+            known = self.blocks.get(addresses[0])
+            if known is None or len(addresses) > len(known):
+                self.blocks[addresses[0]] = tuple(addresses)
+
+    def size(self, pc: int, cflags: int) -> int | None:
+        limit = cflags & CF_COUNT_MASK
+        if limit:
+            return limit
+        known = self.blocks.get(pc)
+        return len(known) if known is not None else None
+
+    def before(self, pc: int, stop: int) -> int | None:
+        known = self.blocks.get(pc)
+        return None if known is None else sum(1 for a in known if a < stop)
+
+
+@dataclass
+class Window:
+    """One kept sample's readings, and the blocks executed between them."""
+
+    key: Any  # what the caller uses to find it again
+    start: int  # counter values, reduced to the register's width
+    stop: int
+    blocks: list[list[int]] = field(default_factory=list)  # [pc, instructions or -1]
+    opened: bool = False
+    closed: bool = False
+
+
+def scan(
+    lines: Iterable[str],
+    reads: CounterReads,
+    windows: list[Window],
+    translations: Translations,
+) -> int:
+    """Fill `windows` from one unit's log; returns the number of counter reads seen."""
+    by_start: dict[int, list[Window]] = {}
+    for w in windows:
+        by_start.setdefault(w.start, []).append(w)
+    open_: list[Window] = []
+    pending: list[int] = []  # the instructions of a block being listed
+    listing = False
+    seen = 0
+    marker = reads.event
+    for line in lines:
+        if listing:
+            m = _INSN.match(line)
+            if m:
+                pending.append(int(m.group(1), 16))
+                continue
+            listing = False
+            translations.add(pending)
+        if line.startswith("Trace "):
+            if not open_:
+                continue
+            m = _TRACE.match(line)
+            if m:
+                pc, cflags = int(m.group(2), 16), int(m.group(3), 16)
+                size = translations.size(pc, cflags)
+                entry = [pc, size if size is not None else -1]
+                for w in open_:
+                    w.blocks.append(entry)
+        elif line.startswith("IN:"):
+            listing, pending = True, []
+        elif line.startswith(marker):
+            m = _READ.search(line)
+            if m is None or int(m.group(1), 16) != reads.offset:
+                continue
+            seen += 1
+            value = reads.value(int(m.group(2), 16))
+            if open_:
+                for w in open_:
+                    if w.stop == value:
+                        w.closed = True
+                open_ = [w for w in open_ if not w.closed]
+            for w in by_start.pop(value, ()):
+                w.opened = True
+                open_.append(w)
+        elif open_ and line.startswith("Stopped execution"):
+            m = _STOPPED.match(line)
+            if m:
+                _take_back(open_, int(m.group(1), 16))
+        elif open_ and line.startswith("cpu_io_recompile"):
+            m = _REWOUND.match(line)
+            if m:
+                _rewind(open_, int(m.group(1), 16), translations)
+    if listing:
+        translations.add(pending)
+    return seen
+
+
+def _take_back(open_: list[Window], pc: int) -> None:
+    for w in open_:
+        if w.blocks and w.blocks[-1][0] == pc:
+            w.blocks.pop()
+
+
+def _rewind(open_: list[Window], stop: int, translations: Translations) -> None:
+    for w in open_:
+        if w.blocks:
+            last = w.blocks[-1]
+            ran = translations.before(last[0], stop)
+            # a new list: the entry may be shared with other windows
+            w.blocks[-1] = [last[0], ran if ran is not None else -1]
+
+
+def read_lines(path: Path) -> Iterable[str]:
+    with path.open(encoding="utf-8", errors="replace") as f:
+        yield from f
+
+
+@dataclass(frozen=True)
+class CodePath:
+    """What one window executed, by function."""
+
+    instructions: int
+    blocks: int
+    unknown_blocks: int  # blocks whose translation was not in the log
+    sequence: tuple[str, ...]  # functions entered, in order
+    calls: dict[str, int]  # entries per function, in order of first entry
+    by_function: dict[str, int]  # instructions per function
+    handlers: tuple[str, ...]  # exception handlers entered, in order
+
+
+def analyse(window: Window, symbols: Symbols) -> CodePath:
+    sequence: list[str] = []
+    calls: dict[str, int] = {}
+    by_function: dict[str, int] = {}
+    instructions = unknown = 0
+    for pc, n in window.blocks:
+        if n == 0:
+            continue
+        name = symbols.entered(pc)
+        if name is not None:
+            sequence.append(name)
+            calls[name] = calls.get(name, 0) + 1
+        if n < 0:
+            unknown += 1
+            continue
+        instructions += n
+        owner = symbols.name_at(pc)
+        by_function[owner] = by_function.get(owner, 0) + n
+    handlers = tuple(s for s in sequence if s in symbols.handlers)
+    return CodePath(
+        instructions, len(window.blocks), unknown, tuple(sequence), calls, by_function, handlers
+    )

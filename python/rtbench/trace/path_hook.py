@@ -1,0 +1,345 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`rtbench run --trace` on an emulated RTOS board: the code path of the kept samples.
+
+Around every unit the hook switches QEMU's execution log on and off through
+the target (targets.qemu_exec_log), then finds each kept sample of every
+metric in the log by its two counter readings (trace.exec_log) and names the
+functions executed between them with the image's symbols (trace.symbols).
+Each result record with kept samples gets a `path` object: the typical sample
+(the kept one nearest the median) with its instruction count, the functions
+it entered in order and how often, and the instructions spent in each; the
+worst sample with what it executed beyond the typical one; and a line for
+each. Every kept sample's analysis goes to `trace/NN-<unit>.paths.json`; the
+log itself is deleted once read (it is large). A log that grows past
+LOG_CAP_BYTES is switched off for the rest of the unit, and the samples after
+that point are said to be not found, never guessed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rtbench.errors import RtbenchError
+from rtbench.targets.base import ExecLogged
+from rtbench.trace import exec_log
+from rtbench.trace.symbols import Symbols
+
+if TYPE_CHECKING:
+    from rtbench.catalog import CoreScenario
+    from rtbench.hooks import HookContext
+    from rtbench.results import ScenarioOutcome
+    from rtbench.targets.qemu_exec_log import ExecLog
+
+TRACE_DIR = "trace"
+LOG_CAP_BYTES = 1 << 30
+WATCH_S = 0.25
+TOP_CALLS = 8  # functions named in a path's line
+
+
+class PathTraceHook:
+    """The run hook of `--trace` on a target with an execution log (rtbench.hooks.RunHook)."""
+
+    key = "path_trace"
+
+    def __init__(self, log_cap_bytes: int = LOG_CAP_BYTES) -> None:
+        self._cap = log_cap_bytes
+        self._ctx: HookContext | None = None
+        self._log: ExecLog | None = None
+        self._symbols: Symbols | None = None
+        self._translations = exec_log.Translations()
+        self._units: dict[str, dict[str, Any]] = {}
+        self._index = 0
+        self._file: Path | None = None
+        self._watch: threading.Thread | None = None
+        self._watch_stop = threading.Event()
+        self._capped = threading.Event()
+        self._logging = False
+
+    # ---- RunHook ------------------------------------------------------------
+
+    def start(self, ctx: HookContext) -> None:
+        self._ctx = ctx
+        if not isinstance(ctx.target, ExecLogged):
+            raise RtbenchError(f"--trace cannot log the code executed on {ctx.target.spec}.")
+        log = ctx.target.exec_log()
+        fw = log.firmware
+        self._symbols = Symbols.load(fw.elf, fw.nm, fw.vector_table)
+        self._log = log
+        (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)
+        exact = "exact" if log.icount is not None else "to a block at each end"
+        ctx.info(
+            f"Tracing the code path of the kept samples with QEMU's execution log "
+            f"({len(self._symbols.names)} functions in {fw.elf.name}; instruction counts "
+            f"{exact})."
+        )
+
+    def before_unit(self, unit: CoreScenario) -> list[str]:
+        log, ctx = self._log, self._ctx
+        if log is None or ctx is None:
+            return []
+        self._index += 1
+        dest = ctx.out_dir / TRACE_DIR / f".{self._index:02d}-{unit.name}.exec.log"
+        self._capped.clear()
+        try:
+            self._file = log.start(dest)
+            self._logging = True
+        except RtbenchError as e:
+            self._file = None
+            self._warn(f"--trace: could not start QEMU's execution log for {unit.name}: {e}.")
+            return []
+        self._watch_stop.clear()
+        self._watch = threading.Thread(target=self._watch_size, name="rtb-exec-log", daemon=True)
+        self._watch.start()
+        return []
+
+    def after_unit(self, unit: CoreScenario, outcome: ScenarioOutcome) -> ScenarioOutcome:
+        self._halt_watch()
+        self._switch_off()
+        log, ctx, symbols, path = self._log, self._ctx, self._symbols, self._file
+        self._file = None
+        if log is None or ctx is None or symbols is None or path is None:
+            return outcome
+        try:
+            return self._collect(unit, outcome, log, symbols, path, ctx)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            self._warn(f"--trace: the execution log of {unit.name} could not be read: {e}.")
+            return outcome
+        finally:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    def stop(self) -> None:
+        self._halt_watch()
+        self._switch_off()
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.unlink()
+            self._file = None
+
+    def describe(self) -> dict[str, Any]:
+        log = self._log
+        exact = "exact instruction counts" if log and log.icount is not None else "instructions"
+        return {
+            "summary": f"the code path of the kept samples, {exact}",
+            "traced": log is not None,
+            "source": "QEMU execution log (-d exec,nochain,in_asm) and the counter's reads",
+            "counter_event": log.reads.event if log else None,
+            "image": log.firmware.elf.name if log else None,
+            "functions": len(self._symbols.names) if self._symbols else 0,
+            "icount_shift": log.icount if log else None,
+            "exact_bounds": log is not None and log.icount is not None,
+            "log_cap_bytes": self._cap,
+            "units": self._units,
+            "note": "Instructions are counted in QEMU's translated blocks; a sample's path "
+            "is every block executed between its two counter readings. Logging slows the "
+            "emulator: figures of a traced run without --deterministic are disturbed; with it "
+            "they are the same as untraced (docs/tracing.md).",
+        }
+
+    # ---- the work -----------------------------------------------------------
+
+    def _warn(self, text: str) -> None:
+        if self._ctx is not None:
+            self._ctx.warn(text)
+
+    def _switch_off(self) -> None:
+        if self._logging and self._log is not None:
+            self._logging = False
+            # an emulator that is gone (a lost unit) logs nothing more
+            with contextlib.suppress(RtbenchError):
+                self._log.stop()
+
+    def _watch_size(self) -> None:
+        while not self._watch_stop.wait(WATCH_S):
+            path = self._file
+            try:
+                size = path.stat().st_size if path is not None else 0
+            except OSError:
+                continue
+            if size > self._cap:
+                self._capped.set()
+                self._switch_off()
+                return
+
+    def _halt_watch(self) -> None:
+        self._watch_stop.set()
+        if self._watch is not None:
+            self._watch.join(timeout=5)
+            self._watch = None
+
+    def _collect(
+        self,
+        unit: CoreScenario,
+        outcome: ScenarioOutcome,
+        log: ExecLog,
+        symbols: Symbols,
+        path: Path,
+        ctx: HookContext,
+    ) -> ScenarioOutcome:
+        mask = (1 << log.reads.bits) - 1
+        windows: list[exec_log.Window] = []
+        for r, record in enumerate(outcome.records):
+            spans = record.get("spans") if record.get("type") == "result" else None
+            for kind in ("worst", "median"):
+                for rank, kept in enumerate((spans or {}).get(kind, [])):
+                    if kept.get("clock") == "counter":
+                        windows.append(
+                            exec_log.Window(
+                                (r, kind, rank, kept),
+                                int(kept["start"]) & mask,
+                                int(kept["stop"]) & mask,
+                            )
+                        )
+        size = path.stat().st_size if path.exists() else 0
+        reads = (
+            exec_log.scan(exec_log.read_lines(path), log.reads, windows, self._translations)
+            if size
+            else 0
+        )
+        name = f"{self._index:02d}-{unit.name}.paths.json"
+        info: dict[str, Any] = {
+            "file": f"{TRACE_DIR}/{name}",
+            "log_bytes": size,
+            "counter_reads": reads,
+            "capped": self._capped.is_set(),
+            "kept_samples": len(windows),
+            "found": sum(1 for w in windows if w.closed),
+        }
+        self._units[unit.name] = info
+        if info["capped"]:
+            self._warn(
+                f"--trace: the execution log of {unit.name} passed {self._cap >> 20} MiB and "
+                "was switched off; samples after that point have no path."
+            )
+        by_record: dict[int, list[dict[str, Any]]] = {}
+        for w in windows:
+            r, kind, rank, kept = w.key
+            by_record.setdefault(r, []).append(_sample(w, kind, rank, kept, symbols))
+        detail: dict[str, Any] = {"unit": unit.name, "metrics": []}
+        records = list(outcome.records)
+        for r, samples in by_record.items():
+            record = dict(records[r])
+            record["path"] = summarise(record, samples, info["file"], log.icount)
+            detail["metrics"].append(
+                {"scenario": record.get("scenario"), "metric": record.get("metric"),
+                 "params": record.get("params"), "samples": samples}
+            )  # fmt: skip
+            records[r] = record
+        (ctx.out_dir / TRACE_DIR / name).write_text(json.dumps(detail, indent=1), "utf-8")
+        return replace(outcome, records=tuple(records))
+
+
+def _sample(
+    w: exec_log.Window, kind: str, rank: int, kept: dict[str, Any], symbols: Symbols
+) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "kind": kind,
+        "rank": rank,
+        "index": int(kept["index"]),
+        "value": kept["value"],
+        "found": w.closed,
+    }
+    if not w.closed:
+        found["why"] = (
+            "its stop reading is not in the log"
+            if w.opened
+            else "its start reading is not in the log"
+        )
+        return found
+    p = exec_log.analyse(w, symbols)
+    found.update(
+        {
+            "instructions": p.instructions,
+            "blocks": p.blocks,
+            "unknown_blocks": p.unknown_blocks,
+            "sequence": list(p.sequence),
+            "calls": p.calls,
+            "instructions_by_function": dict(sorted(p.by_function.items(), key=lambda kv: -kv[1])),
+            "handlers": list(p.handlers),
+        }
+    )
+    return found
+
+
+def summarise(
+    record: dict[str, Any], samples: list[dict[str, Any]], file: str, icount: int | None
+) -> dict[str, Any]:
+    """The `path` object of one result record."""
+    found = [s for s in samples if s.get("found")]
+    typical = pick_typical(found, (record.get("stats") or {}).get("p50"))
+    worst = next((s for s in found if s["kind"] == "worst" and s["rank"] == 0), None)
+    unit = str(record.get("unit", ""))
+    out: dict[str, Any] = {
+        "file": file,
+        "exact_bounds": icount is not None,
+        "ns_per_instruction": 2**icount if icount is not None else None,
+        "kept": len(samples),
+        "found": len(found),
+        "typical": typical,
+        "worst": worst,
+        "line": typical_line(typical, unit) if typical else None,
+        "worst_line": worst_line(worst, typical, unit) if worst and typical else None,
+    }
+    if typical is None:
+        out["line"] = "no kept sample was found in the execution log"
+    return out
+
+
+def pick_typical(found: list[dict[str, Any]], median: Any) -> dict[str, Any] | None:
+    """Of the samples kept near the median, one that took the path most of them
+    took (the same function entries), the nearest the median among those."""
+    near = [s for s in found if s["kind"] == "median"] or found
+    if not near:
+        return None
+    groups: dict[tuple[tuple[str, int], ...], list[dict[str, Any]]] = {}
+    for s in near:
+        groups.setdefault(tuple(sorted(s["calls"].items())), []).append(s)
+    common = max(groups.values(), key=len)  # the first of equals: kept order
+    if median is None:
+        return common[0]
+    return min(common, key=lambda s: abs(float(s["value"]) - float(median)))
+
+
+def _calls_text(calls: dict[str, int], limit: int = TOP_CALLS) -> str:
+    ordered = sorted(calls.items(), key=lambda kv: -kv[1])  # stable: first entry breaks ties
+    text = ", ".join(f"{name} x{n}" for name, n in ordered[:limit])
+    more = len(ordered) - limit
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def typical_line(s: dict[str, Any], unit: str) -> str:
+    head = f"typical sample ({s['value']} {unit}): {s['instructions']:,} instructions"
+    calls = sum(s["calls"].values())
+    if not calls:
+        where = ", ".join(list(s["instructions_by_function"])[:3])
+        return f"{head}, no function entered ({where})"
+    return f"{head}, {calls} function entries: {_calls_text(s['calls'])}"
+
+
+def worst_line(worst: dict[str, Any], typical: dict[str, Any], unit: str) -> str:
+    extra = {
+        name: n - typical["calls"].get(name, 0)
+        for name, n in worst["calls"].items()
+        if n > typical["calls"].get(name, 0)
+    }
+    more = worst["instructions"] - typical["instructions"]
+    head = f"worst sample ({worst['value']} {unit}): {worst['instructions']:,} instructions"
+    if more <= 0 and not extra:
+        return head + ", the typical path"
+    longer = _longer(worst["instructions_by_function"], typical["instructions_by_function"])
+    beyond = "; ".join(x for x in (_calls_text(extra) if extra else "", longer) if x)
+    handlers = [h for h in worst["handlers"] if h not in typical["handlers"]]
+    taken = f"; interrupted by {', '.join(dict.fromkeys(handlers))}" if handlers else ""
+    return f"{head} ({more:+,} on the typical path): {beyond}{taken}"
+
+
+def _longer(worst: dict[str, int], typical: dict[str, int], limit: int = 3) -> str:
+    """The functions the worst sample spent the most extra instructions in."""
+    extra = sorted(((n - typical.get(name, 0), name) for name, n in worst.items()), reverse=True)
+    named = [f"{name} {d:+,}" for d, name in extra[:limit] if d > 0]
+    return f"longer in {', '.join(named)}" if named else ""
