@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Reading QEMU's execution log back into code paths (rtbench.trace.exec_log,
+symbols, path_hook's summaries) and the monitor client, on small logs written
+here: no emulator needed."""
+
+import socket
+import struct
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import cli
+from rtbench.targets.qemu_monitor import Monitor, MonitorError
+from rtbench.trace import exec_log
+from rtbench.trace.path_hook import pick_typical, summarise, worst_line
+from rtbench.trace.symbols import Symbols, vector_words
+
+READS = exec_log.CounterReads("cmsdk_apb_dualtimer_read", 0x4, 32, inverted=True)
+NM = """\
+00000000 000000c0 t vectors
+00000100 00000020 T take
+00000120 00000010 T enter_critical
+00000130 00000010 T exit_critical
+00000140 00000040 T tick_handler
+00000180 00000004 T no_size_here
+00000200 r rodata_without_size
+"""
+
+
+def _symbols() -> Symbols:
+    return Symbols.parse(NM, None, "vectors")  # the table is data, not a function
+
+
+def _listing(*addrs: int) -> list[str]:
+    return ["----------------", "IN: f", *[f"0x{a:08x}:  bf00       nop" for a in addrs], ""]
+
+
+def _tb(pc: int, cflags: int = 0xFF020200) -> str:
+    return f"Trace 0: 0x7f0000001000 [00800400/{pc:08x}/00000110/{cflags:08x}] f"
+
+
+def _read(counter: int) -> str:
+    raw = ~counter & 0xFFFFFFFF
+    return f"cmsdk_apb_dualtimer_read CMSDK APB dualtimer read: offset 0x4 data 0x{raw:x} size 4"
+
+
+def _log() -> list[str]:
+    """take() called between readings 1000 and 1100: enters enter/exit critical twice
+    (once interrupted by the tick handler), with one block stopped before it ran and
+    one rewound at a device access."""
+    lines: list[str] = []
+    lines += _listing(0x100, 0x102, 0x104)  # take: 3 instructions
+    lines += _listing(0x120, 0x122)  # enter_critical: 2
+    lines += _listing(0x130, 0x132, 0x134, 0x136)  # exit_critical: 4
+    lines += _listing(0x140)  # tick_handler: 1
+    lines += _listing(0x106, 0x108)  # back in take: 2
+    lines += [_tb(0x200), _read(999)]  # a reading of no kept sample
+    lines += [_tb(0x200), _read(1000)]  # the start reading
+    lines += [_tb(0x100), _tb(0x120), _tb(0x130)]  # 3 + 2 + 4
+    lines += [_tb(0x140), "Stopped execution of TB chain before 0x7f0000001000 [00000140] f"]
+    lines += [_tb(0x120), _tb(0x140)]  # 2 + 1: the tick now runs
+    lines += [_tb(0x130), "cpu_io_recompile: rewound execution of TB to 00000134"]  # 2 of 4
+    lines += [_tb(0x134, 0xFF038201)]  # the one device access: 1 (count in cflags)
+    lines += [_tb(0x106), _read(1100)]  # 2, then the stop reading
+    lines += [_tb(0x100), _tb(0x120)]  # after the window: not counted
+    return [line + "\n" for line in lines]
+
+
+def _scan(windows: list[exec_log.Window]) -> int:
+    return exec_log.scan(_log(), READS, windows, exec_log.Translations())
+
+
+def test_a_window_counts_the_blocks_between_its_readings() -> None:
+    w = exec_log.Window("s", 1000, 1100)
+    assert _scan([w]) == 3  # every reading of the counter's register
+    assert w.opened and w.closed
+    p = exec_log.analyse(w, _symbols())
+    # 3 + 2 + 4 + (stopped: 0) + 2 + 1 + 2 (rewound) + 1 (count) + 2
+    assert p.instructions == 17
+    assert p.calls == {"take": 1, "enter_critical": 2, "exit_critical": 2, "tick_handler": 1}
+    assert p.sequence == (
+        "take", "enter_critical", "exit_critical", "enter_critical", "tick_handler",
+        "exit_critical",
+    )  # fmt: skip
+    assert p.by_function == {"take": 5, "enter_critical": 4, "exit_critical": 7, "tick_handler": 1}
+    assert p.unknown_blocks == 0
+
+
+def test_readings_not_in_the_log_find_nothing() -> None:
+    # negative controls: a sample whose start, or stop, reading never happened
+    never = exec_log.Window("never", 5, 1100)
+    unclosed = exec_log.Window("unclosed", 1000, 77)
+    _scan([never, unclosed])
+    assert not never.opened and not never.closed and never.blocks == []
+    assert unclosed.opened and not unclosed.closed
+
+
+def test_two_windows_may_share_a_reading() -> None:
+    first, second = exec_log.Window("a", 999, 1000), exec_log.Window("b", 1000, 1100)
+    _scan([first, second])
+    assert first.closed and second.closed
+    assert exec_log.analyse(first, _symbols()).instructions == 0  # the block was before it
+    assert exec_log.analyse(second, _symbols()).instructions == 17
+
+
+def test_a_block_never_translated_in_the_log_is_counted_as_unknown() -> None:
+    w = exec_log.Window("s", 1, 2)
+    lines = [_read(1) + "\n", _tb(0x300) + "\n", _read(2) + "\n"]
+    exec_log.scan(lines, READS, [w], exec_log.Translations())
+    p = exec_log.analyse(w, _symbols())
+    assert (p.instructions, p.unknown_blocks, p.blocks) == (0, 1, 1)
+
+
+def test_counter_values_follow_the_register() -> None:
+    assert READS.value(0xFFFFFFFF) == 0
+    assert READS.value(0xFFFFFFFE) == 1
+    up = exec_log.CounterReads("e", 0, 16, inverted=False)
+    assert up.value(0x12345) == 0x2345
+
+
+def test_symbols_name_functions_and_skip_what_is_not_one() -> None:
+    s = _symbols()
+    assert s.names == ("take", "enter_critical", "exit_critical", "tick_handler", "no_size_here")
+    assert s.name_at(0x104) == "take" and s.entered(0x100) == "take"
+    assert s.entered(0x104) is None
+    assert s.name_at(0x190).startswith("0x")  # past every function's end
+    thumb = Symbols.parse("00000101 00000010 T f\n")
+    assert thumb.starts == (0x100,)
+
+
+def test_the_vector_table_names_the_handlers(tmp_path: Path) -> None:
+    # a minimal 32-bit little-endian ELF: one PT_LOAD at vaddr 0 holding 4 words
+    words = [0x20001000, 0x00000101, 0x00000141, 0x00000000]
+    payload = struct.pack("<4I", *words)
+    header = bytearray(52)
+    header[:6] = b"\x7fELF\x01\x01"
+    struct.pack_into("<I", header, 28, 52)  # e_phoff
+    struct.pack_into("<HH", header, 42, 32, 1)  # e_phentsize, e_phnum
+    ph = struct.pack("<8I", 1, 84, 0, 0, len(payload), len(payload), 5, 4)
+    elf = tmp_path / "image.elf"
+    elf.write_bytes(bytes(header) + ph + payload)
+    assert vector_words(elf, 0, 16) == words
+    s = Symbols.parse(NM.replace("000000c0 t vectors", "00000010 t vectors"), elf, "vectors")
+    assert s.handlers == frozenset({"take", "tick_handler"})
+    assert vector_words(elf, 0x1000, 16) == []  # not in the file
+
+
+def _sample(kind: str, rank: int, value: int, calls: dict[str, int], insns: int) -> dict[str, Any]:
+    return {
+        "kind": kind, "rank": rank, "index": rank, "value": value, "found": True,
+        "instructions": insns, "calls": calls, "sequence": list(calls),
+        "instructions_by_function": {"take": insns}, "handlers": [],
+    }  # fmt: skip
+
+
+def test_the_typical_sample_takes_the_path_most_median_samples_took() -> None:
+    common = {"take": 1, "enter_critical": 7}
+    ticked = {"take": 1, "enter_critical": 7, "tick_handler": 1}
+    found = [
+        _sample("median", 0, 500, ticked, 600),  # nearest the median, but ticked
+        _sample("median", 1, 380, common, 490),
+        _sample("median", 2, 390, common, 495),
+    ]
+    assert pick_typical(found, 510) is found[2]
+    assert pick_typical([], 510) is None
+
+
+def test_the_worst_line_says_what_it_ran_beyond_the_typical_path() -> None:
+    typical = _sample("median", 0, 380, {"take": 1, "enter_critical": 7}, 490)
+    worst = _sample("worst", 0, 900, {"take": 1, "enter_critical": 7, "tick_handler": 1}, 1100)
+    worst["handlers"] = ["tick_handler"]
+    worst["instructions_by_function"] = {"take": 1050, "tick_handler": 50}
+    line = worst_line(worst, typical, "ticks")
+    assert "1,100 instructions (+610 on the typical path)" in line
+    assert "tick_handler x1" in line and "longer in take +560" in line
+    assert line.endswith("interrupted by tick_handler")
+    same = worst_line(typical, typical, "ticks")
+    assert same.endswith("the typical path")
+
+
+def test_summarise_says_when_nothing_was_found() -> None:
+    record = {"unit": "ticks", "stats": {"p50": 3}}
+    lost = {"kind": "worst", "rank": 0, "index": 1, "value": 9, "found": False}
+    out = summarise(record, [lost], "trace/x.json", None)
+    assert out["found"] == 0 and out["typical"] is None
+    assert out["line"] == "no kept sample was found in the execution log"
+
+
+class _FakeHmp:
+    """A Unix socket that answers like QEMU's monitor: banner, echo, prompt."""
+
+    def __init__(self, path: Path, answers: dict[str, str]) -> None:
+        self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.server.bind(str(path))
+        self.server.listen(4)
+        self.answers = answers
+        self.got: list[str] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(b"QEMU 7.2 monitor - type 'help' for more information\r\n(qemu) ")
+                data = b""
+                while not data.endswith(b"\n"):
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    data += chunk
+                line = data.decode().strip()
+                self.got.append(line)
+                echo = "".join(f"{line[:i]}\x1b[K\x1b[D" for i in range(1, len(line) + 1))
+                answer = self.answers.get(line, "")
+                conn.sendall(f"{echo}\r\n{answer}(qemu) ".encode())
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def test_the_monitor_runs_commands_and_reports_refusals(tmp_path: Path) -> None:
+    sock = tmp_path / "m.sock"
+    fake = _FakeHmp(sock, {"log bogus": "Invalid parameter 'bogus'\r\n"})
+    try:
+        monitor = Monitor(sock)
+        monitor.require("log exec,nochain")
+        assert monitor.command("log bogus") == "Invalid parameter 'bogus'"
+        with pytest.raises(MonitorError, match="refused 'log bogus': Invalid parameter"):
+            monitor.require("log bogus")
+        assert fake.got[0] == "log exec,nochain"
+    finally:
+        fake.close()
+    with pytest.raises(MonitorError, match="did not answer"):
+        Monitor(tmp_path / "absent.sock").command("log none")
+
+
+def test_trace_on_a_target_it_cannot_trace_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    done = cli(
+        "run", "--trace", "--target", "qemu:debian-amd64", "--only", "sem.wait.block",
+        "--out", str(tmp_path / "r"), cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--trace works on this machine" in done.stderr and "qemu:debian-amd64" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "r").exists()
