@@ -73,11 +73,6 @@ def _named(sample: dict[str, Any], pid: int) -> float | None:
     return None
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open defect (issue 11): on some hosts (seen on an AMD EPYC KVM guest) the trace "
-    "shows the measurement CPU idle during the disturbed samples, so the burn is not named",
-)
 def test_known_disturbance_is_named_with_its_time(run_cli: RunCli, tmp_path: Path) -> None:
     cpu = (os.cpu_count() or 2) - 1
     data, burns = _traced_run(run_cli, tmp_path, cpu, cpu, "disturbed")

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from rtbench.trace import clockmap, explain, timeline
-from rtbench.trace.events import parse_line, parse_ts
+from rtbench.trace.events import Event, parse_line, parse_ts
 from rtbench.trace.hook import explain_metric
 
 HZ = 2_000_000_000.0  # 2 trace units (ticks) per ns
@@ -206,3 +206,61 @@ def test_idle_time_is_named_in_the_unexplained_part() -> None:
         "max 15.0 ns: local timer interrupt 5.00 ns; mostly not explained by the kernel "
         "trace (67 % unexplained, CPU idle 5.00 ns)"
     )
+
+
+def _events(lines: list[str]) -> list[Event]:
+    return [e for e in (parse_line(x) for x in lines) if e is not None]
+
+
+def _idle_then_burn(woken_at: int | None, wake_cpu: int = 1) -> list[str]:
+    """CPU 1 idle; a timer interrupt at 1000..1100 (in the idle task) wakes rtbench-core
+    and, when `woken_at` is given, the burner (from CPU `wake_cpu` at that time); the
+    trace has no switch from idle (as on a kernel that records none of the idle task's
+    own events), only the burner's switch to rtbench-core at 5100."""
+    lines = [
+        _switch("rtbench-core", 80, 2, "swapper/1", 0, 120, 500),
+        _line("<idle>", 0, 1, 1000, "local_timer_entry", "vector=236"),
+        _line("<idle>", 0, 1, 1010, "sched_wakeup",
+              "comm=rtbench-core pid=80 prio=2 target_cpu=001"),
+        _line("<idle>", 0, 1, 1100, "local_timer_exit", "vector=236"),
+        _switch("rtb-disturb", 99, 0, "rtbench-core", 80, 2, 5100),
+        _switch("rtbench-core", 80, 2, "swapper/1", 0, 120, 5200),
+    ]  # fmt: skip
+    if woken_at is not None:
+        waker = ("<idle>", 0) if wake_cpu == 1 else ("python", 7)
+        lines.append(
+            _line(*waker, wake_cpu, woken_at, "sched_wakeup",
+                  "comm=rtb-disturb pid=99 prio=0 target_cpu=001")
+        )  # fmt: skip
+    return sorted(lines, key=lambda x: int(x.split("]", 1)[1].split()[1].rstrip(":")))
+
+
+def test_a_switch_from_idle_missing_from_the_trace_is_placed_at_the_wake_up() -> None:
+    # the burner, woken in the idle task's interrupt, ran from that interrupt's end
+    # (1100) to its switch at 5100: 2000 ns at 2 units per ns, not idle time
+    line = explain.timelines(_events(_idle_then_burn(1020)))[1]
+    w = explain.Window("worst", 0, 1, 2100.0, 900.0, 5150.0)
+    got = explain.explain_window(w, line, _map())
+    assert got["causes"][0] == {"kind": "task", "label": "task rtb-disturb:99", "ns": 2000.0,
+                                "count": 1}  # fmt: skip
+    assert got["idle_ns"] == 50.0 and got["inferred_switches"] == 1
+    assert line.inferred == [(1100, 5100)]
+    # control: without its wake-up nothing is inferred, the gap stays idle
+    bare = explain.timelines(_events(_idle_then_burn(None)))[1]
+    got = explain.explain_window(w, bare, _map())
+    assert got["causes"][1:] == [] and got["causes"][0]["label"] == "local timer interrupt"
+    assert got["idle_ns"] == 2050.0 and "inferred_switches" not in got and bare.inferred == []
+
+
+def test_a_wake_up_from_another_cpu_places_the_missing_switch() -> None:
+    # woken from CPU 0 at 3100, after the idle task's last event: idle until then
+    events = _events(_idle_then_burn(3100, wake_cpu=0))
+    lines = explain.timelines(events, cpus={1})
+    assert set(lines) == {1} and lines[1].inferred == [(3100, 5100)]
+    w = explain.Window("worst", 0, 1, 2100.0, 900.0, 5150.0)
+    got = explain.explain_window(w, lines[1], _map())
+    assert got["causes"][0]["label"] == "task rtb-disturb:99" and got["causes"][0]["ns"] == 1000.0
+    assert got["idle_ns"] == 1050.0
+    # a wake-up from before the CPU went idle is not this idle stretch's: nothing placed
+    stale = explain.timelines(_events(_idle_then_burn(400)))[1]
+    assert stale.inferred == []

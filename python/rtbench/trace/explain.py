@@ -16,12 +16,21 @@ the window are listed too, with the waker.
 
 A window that starts before the trace's first event on the CPU (the ring buffer
 overwrote it) is not explained: the result says the trace does not cover it.
+
+Some kernels record no event of a CPU's idle task outside interrupts (seen on a
+KVM guest whose second CPU never shows `sched_switch` from `swapper/1`): a task
+that ends an idle stretch then appears with its first own event, and the time
+before it would count as idle. When that task was woken onto the CPU during the
+idle stretch, the missing switch is put where the events place it: at the later of
+the wake-up and the CPU's last event in the idle task (the end of the interrupt
+that woke it). The timeline counts these inferred switches; without such a
+wake-up nothing is inferred.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +74,18 @@ class CpuTimeline:
     starts: list[int] = field(default_factory=list)
     first_ts: int | None = None
     last_ts: int | None = None
+    # [start, end] of each stretch given to a task whose switch from idle the
+    # trace lacks (put at its wake-up), in time order
+    inferred: list[tuple[int, int]] = field(default_factory=list)
+
+    def inferred_within(self, start: float, end: float) -> int:
+        """How many inferred stretches overlap [start, end]."""
+        i = bisect.bisect_left(self.inferred, (int(start),))
+        n = 1 if i > 0 and self.inferred[i - 1][1] > start else 0
+        while i < len(self.inferred) and self.inferred[i][0] < end:
+            n += 1
+            i += 1
+        return n
 
     def overlap(self, start: float, end: float) -> dict[tuple[str, str], tuple[float, int]]:
         """(kind, label) -> (time inside [start, end], separate occurrences)."""
@@ -133,15 +154,28 @@ def _vector(name: str) -> str:
     return _VECTORS.get(base, f"{base} interrupt")
 
 
+WAKE_EVENTS = frozenset({"sched_wakeup", "sched_wakeup_new", "sched_waking"})
+
+
 def timelines(
-    events: Iterable[Event], core_comms: frozenset[str] = CORE_COMMS
+    events: Iterable[Event],
+    core_comms: frozenset[str] = CORE_COMMS,
+    cpus: Collection[int] | None = None,
 ) -> dict[int, CpuTimeline]:
-    """Every CPU's timeline from a trace's events (in time order)."""
+    """Every CPU's timeline from a trace's events (in time order); with `cpus`, those
+    CPUs' only, the other CPUs' events serving for their wake-ups of tasks onto them."""
     lines: dict[int, CpuTimeline] = {}
     stacks: dict[int, list[tuple[str, str]]] = {}
     current: dict[int, tuple[str, str]] = {}
     last: dict[int, int] = {}
+    idle_since: dict[int, int] = {}  # when each CPU last switched to its idle task
+    woken: dict[int, dict[int, int]] = {}  # CPU -> pid -> when it was woken onto it
     for e in events:
+        name = e.name
+        if name in WAKE_EVENTS and "target_cpu" in e.args:
+            woken.setdefault(int(e.args["target_cpu"]), {})[int(e.args["pid"])] = e.ts
+        if cpus is not None and e.cpu not in cpus:
+            continue
         line = lines.get(e.cpu)
         if line is None:
             line = lines[e.cpu] = CpuTimeline(e.cpu, first_ts=e.ts)
@@ -150,11 +184,14 @@ def timelines(
         task = current.get(e.cpu) or _task(e.comm, e.pid, core_comms)
         before = last.get(e.cpu)
         if before is not None and e.ts > before:
-            kind, label = stack[-1] if stack else task
-            line.segments.append(Segment(before, e.ts, kind, label))
+            if task[0] == "idle" and not stack and e.pid != 0:
+                # the idle task's switch to this event's task is not in the trace
+                before = _inferred_switch(line, e, before, woken, idle_since, core_comms)
+            if e.ts > before:
+                kind, label = stack[-1] if stack else task
+                line.segments.append(Segment(before, e.ts, kind, label))
         last[e.cpu] = e.ts
         line.last_ts = e.ts
-        name = e.name
         if name == "irq_handler_entry":
             _push(stack, ("irq", f"irq {e.args.get('irq', '?')} {e.args.get('irq_name', '')}"))
         elif name == "softirq_entry":
@@ -167,12 +204,40 @@ def timelines(
             _pop(stack, "irq")
         if name == "sched_switch" and "next_pid" in e.args:
             stack.clear()
-            current[e.cpu] = _task(e.args["next_comm"], int(e.args["next_pid"]), core_comms)
+            nxt = int(e.args["next_pid"])
+            current[e.cpu] = _task(e.args["next_comm"], nxt, core_comms)
+            if nxt == 0:
+                idle_since[e.cpu] = e.ts
         else:
             current[e.cpu] = _task(e.comm, e.pid, core_comms)
     for line in lines.values():
         line.starts = [s.start for s in line.segments]
     return lines
+
+
+def _inferred_switch(
+    line: CpuTimeline,
+    e: Event,
+    before: int,
+    woken: dict[int, dict[int, int]],
+    idle_since: dict[int, int],
+    core_comms: frozenset[str],
+) -> int:
+    """Where the idle stretch that `e`'s task ended turns into that task: the later of
+    its wake-up onto this CPU and the CPU's last idle event (`before`), when it was
+    woken during the idle stretch; else `e`'s time (nothing inferred). The stretch up
+    to there is idle; the rest is the task's."""
+    at = woken.get(e.cpu, {}).pop(e.pid, None)
+    since = idle_since.get(e.cpu)
+    if at is None or (since is not None and at < since) or at >= e.ts:
+        return before
+    switch = max(at, before)
+    if switch > before:
+        line.segments.append(Segment(before, switch, "idle", "idle"))
+    kind, label = _task(e.comm, e.pid, core_comms)
+    line.segments.append(Segment(switch, e.ts, kind, label))
+    line.inferred.append((switch, e.ts))
+    return e.ts
 
 
 def _push(stack: list[tuple[str, str]], ctx: tuple[str, str]) -> None:
@@ -254,6 +319,11 @@ def explain_window(
         }
         for e in wakeups[bisect.bisect_left(wake_ts, w.start) : bisect.bisect_right(wake_ts, w.end)]
     ]
+    inferred = timeline.inferred_within(w.start, w.end)
+    if inferred:
+        # how many switches from idle inside the window the trace lacked (placed
+        # at the woken task's wake-up)
+        out["inferred_switches"] = inferred
     out.update(
         covered=True,
         causes=causes,

@@ -199,10 +199,12 @@ class TraceHook:
                     target = int(e.args.get("target_cpu", -1))
                     if target in measured and target != e.cpu:
                         wakeups[target].append(e)
-                if e.cpu in measured:
+                # other CPUs' wake-ups onto a measured one place the switches the
+                # trace may lack there (explain.timelines)
+                if e.cpu in measured or e.name in explain.WAKE_EVENTS:
                     yield e
 
-        lines = explain.timelines(wanted(read_events(dest)))
+        lines = explain.timelines(wanted(read_events(dest)), cpus=measured)
         points = [
             clockmap.SyncPoint((a + b) / 2, (b - a) / 2, markers[i])
             for i, a, b in self._sync
@@ -219,6 +221,7 @@ class TraceHook:
             "lost_events": sum(lost.values()),
             "lost_by_cpu": {str(k): v for k, v in lost.items()},
             "clock_map": cmap.describe() if cmap else None,
+            "inferred_switches": {str(c): len(line.inferred) for c, line in lines.items()},
             "first_sync": min(markers.values()) if markers else None,
             "last_sync": max(markers.values()) if markers else None,
         }
