@@ -13,7 +13,7 @@ import pytest
 
 from conftest import cli
 from rtbench.targets.qemu_monitor import Monitor, MonitorError
-from rtbench.trace import exec_log
+from rtbench.trace import exec_log, path_render
 from rtbench.trace.path_hook import pick_typical, summarise, worst_line
 from rtbench.trace.symbols import Symbols, vector_words
 
@@ -248,3 +248,15 @@ def test_trace_on_a_target_it_cannot_trace_is_refused_in_one_sentence(tmp_path: 
     assert done.returncode == 2
     assert "--trace works on this machine" in done.stderr and "qemu:debian-amd64" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "r").exists()
+
+
+def test_the_report_block_shows_both_paths_side_by_side() -> None:
+    typical = _sample("median", 0, 380, {"take": 1, "enter_critical": 7}, 490)
+    worst = _sample("worst", 0, 900, {"take": 1, "<tick>": 1}, 1100)
+    worst["instructions_by_function"] = {"take": 1050, "<tick>": 50}
+    record = {"unit": "ticks", "stats": {"p50": 380}}
+    record["path"] = summarise(record, [typical, worst], "trace/x.json", 5)
+    html = path_render.metric_html(record)
+    assert "entries (worst)" in html and "&lt;tick&gt;" in html and "<tick>" not in html
+    assert "1,100" in html and "take &gt; enter_critical" in html
+    assert path_render.metric_html({"unit": "ticks"}) == ""  # untraced: nothing

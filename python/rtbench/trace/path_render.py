@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from html import escape
 from typing import Any
 
+from rtbench.report.page import table
 from rtbench.results import ResultsDocument
 
 KEY = "path_trace"
@@ -127,38 +128,40 @@ def metric_html(record: Mapping[str, Any]) -> str:
     for name in (worst or {}).get("instructions_by_function") or {}:
         if name not in names:
             names.append(name)
+    shown = [s for s in (typical, worst) if s is not None]
 
-    def cells(s: Mapping[str, Any] | None, name: str) -> str:
-        if s is None:
-            return "<td></td><td></td>"
+    def cells(s: Mapping[str, Any], name: str) -> list[str]:
         calls = (s.get("calls") or {}).get(name, 0)
         insns = (s.get("instructions_by_function") or {}).get(name, 0)
-        return f'<td class="num">{calls or ""}</td><td class="num">{insns or ""}</td>'
+        return [f"{calls:,}" if calls else "", f"{insns:,}" if insns else ""]
 
-    head = "<tr><th>function</th><th>entries</th><th>instructions</th>" + (
-        "<th>entries (worst)</th><th>instructions (worst)</th>" if worst else ""
-    )
-    rows = "".join(
-        f"<tr><td>{escape(n)}</td>{cells(typical, n)}{cells(worst, n) if worst else ''}</tr>"
-        for n in names
-    )
-    total = (
-        f'<tr><th>total</th><td class="num">{sum((typical.get("calls") or {}).values())}</td>'
-        f'<td class="num">{typical.get("instructions")}</td>'
-        + (
-            f'<td class="num">{sum((worst.get("calls") or {}).values())}</td>'
-            f'<td class="num">{worst.get("instructions")}</td>'
-            if worst
-            else ""
-        )
-        + "</tr>"
+    headers = ["function", "entries", "instructions"]
+    if worst is not None:
+        headers += ["entries (worst)", "instructions (worst)"]
+    rows = [[n, *[c for s in shown for c in cells(s, n)]] for n in names]
+    rows.append(
+        [
+            "total",
+            *[
+                c
+                for s in shown
+                for c in (f"{sum((s.get('calls') or {}).values()):,}", f"{s['instructions']:,}")
+            ],
+        ]
     )
     lines = "".join(
         f"<li>{escape(str(t))}</li>" for t in (found.get("line"), found.get("worst_line")) if t
     )
+    sequence = _sequence(typical)
     return (
         "<details><summary>Code path of the typical and the worst sample</summary>"
-        f"<ul>{lines}</ul><table>{head}</tr>{rows}{total}</table>"
-        f'<p class="small">Sequence of the typical sample: {escape(_sequence(typical))}</p>'
-        "</details>"
+        f"<ul>{lines}</ul>"
+        + table(headers, rows, numeric=[False] + [True] * (len(headers) - 1))
+        + (
+            f'<p class="small">Functions entered by the typical sample, in order: '
+            f"{escape(sequence)}</p>"
+            if sequence
+            else ""
+        )
+        + "</details>"
     )
