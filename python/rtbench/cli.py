@@ -439,7 +439,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         lift_rt_throttle=args.lift_rt_throttle,
         dma_latency=not args.no_dma_latency,
         raw_max=args.raw_max,
-        deadline_scale=scale,
+        deadline_scale=scale * (trace_choose.deadline_factor(target) if args.trace else 1.0),
         command_line=("rtbench", *argv),
         measure=plan.measure,
     )

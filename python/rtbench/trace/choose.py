@@ -29,6 +29,16 @@ def prepare(target: Target) -> None:
         )
 
 
+# How much longer a unit may take while QEMU logs every block it executes
+# (measured: 5 to 10 times on the FreeRTOS board; docs/tracing.md).
+EXEC_LOG_SLOWDOWN = 15.0
+
+
+def deadline_factor(target: Target) -> float:
+    """What --trace multiplies the units' deadlines by on `target`."""
+    return EXEC_LOG_SLOWDOWN if isinstance(target, ExecLogged) else 1.0
+
+
 def hooks(target: Target, cpus: tuple[int, ...]) -> list[RunHook]:
     """The trace hook of an opened target (`cpus`: the CPUs the run measures on)."""
     if isinstance(target, ExecLogged):

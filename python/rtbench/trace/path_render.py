@@ -19,6 +19,7 @@ from rtbench.results import ResultsDocument
 
 KEY = "path_trace"
 SEQUENCE_LIMIT = 200  # functions of a sequence shown before "..."
+TERMINAL_METRICS = 12  # metrics whose paths the terminal summary shows
 
 
 def traced(doc: ResultsDocument) -> Mapping[str, Any] | None:
@@ -52,8 +53,10 @@ def terminal_lines(
     if condition is None:
         return []
     lines = ["", bold(f"Code path of the kept samples (QEMU execution log; {_how(condition)})")]
-    # two lines at most each for the typical and the worst path: the rest is in --details
-    for name, found in paths(doc):
+    # two lines at most each for the typical and the worst path of the first
+    # TERMINAL_METRICS metrics: the rest is in --details
+    found_all = list(paths(doc))
+    for name, found in found_all[:TERMINAL_METRICS]:
         for text in (found.get("line"), found.get("worst_line")):
             if text:
                 lines += textwrap.wrap(
@@ -67,6 +70,9 @@ def terminal_lines(
                 )
     if len(lines) == 2:
         lines.append("  no metric kept samples with counter readings to find in the log")
+    more = len(found_all) - TERMINAL_METRICS
+    if more > 0:
+        lines.append(f"  and {more} more metrics (rtbench show --details)")
     return lines
 
 
