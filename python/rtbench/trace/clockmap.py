@@ -34,8 +34,8 @@ IDENTITY_SLACK_NS = 20_000.0
 @dataclass(frozen=True)
 class SyncPoint:
     mono_ns: float  # middle of the two monotonic reads around the marker write
-    error_ns: float  # half their spread
-    trace_ts: int  # the marker's timestamp in the trace
+    error_ns: float  # half their spread (or half the spread of two markers around one read)
+    trace_ts: float  # the marker's timestamp in the trace (or the middle of two)
 
 
 @dataclass(frozen=True)
