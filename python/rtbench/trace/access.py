@@ -56,7 +56,7 @@ class TracefsAccess(Protocol):
 
     @property
     def where(self) -> str:
-        """"local" or "ssh"."""
+        """ "local" or "ssh"."""
         ...
 
     @property

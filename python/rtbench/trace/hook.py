@@ -102,7 +102,7 @@ class TraceHook:
         except OSError as e:
             self._warn(f"--trace: could not start tracing {unit.name}: {e.strerror or e}.")
         except TraceError as e:
-            self._warn(f"{e} ({unit.name} is not traced)")
+            self._warn(f"{str(e).rstrip('.')}; {unit.name} is not traced.")
         return []
 
     def after_unit(self, unit: CoreScenario, outcome: ScenarioOutcome) -> ScenarioOutcome:
@@ -113,7 +113,10 @@ class TraceHook:
         try:
             self._sync += self._access.finish(SYNC_MARKERS)
             return self._collect(unit, outcome, ctx)
-        except (OSError, ValueError, KeyError, TypeError, EOFError, TraceError) as e:
+        except TraceError as e:
+            self._warn(f"{str(e).rstrip('.')}; {unit.name} is not explained.")
+            return outcome
+        except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
             # the run goes on without this unit's explanation
             self._warn(f"--trace: the trace of {unit.name} could not be read: {e}.")
             return outcome

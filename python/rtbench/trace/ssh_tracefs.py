@@ -287,7 +287,10 @@ class SshTracefs:
         self.open()
         self.configure(*self._settings)
         self.reopened += 1
-        return f"--trace: set up tracefs instance {self.name} on {self._spec} again."
+        return (
+            f"--trace: set up tracefs instance {self.name} on {self._spec} again (the target "
+            "removed it when the connection ended)."
+        )
 
     def _sync(self, script: str, what: str, count: int) -> list[SyncRead]:
         first = self._sync_id + 1
