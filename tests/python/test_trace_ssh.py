@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from conftest import cli
+from rtbench import records
 from rtbench.paths import ROOT
 from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
 from rtbench.trace import tracefs
@@ -107,6 +108,7 @@ def test_traced_run_over_ssh_explains_and_leaves_tracefs_as_it_was(
     assert "Kernel trace of the worst samples" in done.stdout
     out = tmp_path / "res"
     data = json.loads((out / "results.json").read_text())
+    records.validate(data, "results")
     cond = data["run"]["conditions"]["trace"]
     assert cond["traced"] is True
     access = cond["access"]
