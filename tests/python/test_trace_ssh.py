@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -136,6 +137,14 @@ def test_traced_run_over_ssh_explains_and_leaves_tracefs_as_it_was(
     assert perfetto.returncode == 0, perfetto.stderr
     events = json.loads((out / "trace" / "perfetto.json").read_text())["traceEvents"]
     assert any(e.get("name") == "timer.periodic.latency" for e in events)
+    if shutil.which("babeltrace2") is not None:
+        ctf = cli("trace", "export", str(out), "--format", "ctf", cwd=tmp_path, timeout=600)
+        assert ctf.returncode == 0, ctf.stderr
+        listing = subprocess.run(
+            ["babeltrace2", str(out / "trace" / "ctf")],
+            capture_output=True, text=True, timeout=600, check=True,
+        ).stdout  # fmt: skip
+        assert "rtbench:sample_begin:" in listing and "sched_switch:" in listing
 
 
 @pytest.mark.parametrize("how", ["sigint", "core_killed"])
