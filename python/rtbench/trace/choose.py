@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Which trace `rtbench run --trace` takes on a target.
 
-On Linux on this machine, a kernel trace (trace.hook, tracefs); on an emulated
-RTOS board, the code path of the kept samples (trace.path_hook, QEMU's
-execution log). Other targets cannot be traced yet, which is said before
-anything is booted.
+On Linux, on this machine or on a machine reached over SSH, a kernel trace
+(trace.hook, through tracefs's files here or shell scripts over the connection
+there: trace.access); on an emulated RTOS board, the code path of the kept samples
+(trace.path_hook, QEMU's execution log). Other targets cannot be traced yet, which
+is said before anything is booted.
 """
 
 from __future__ import annotations
@@ -14,18 +15,22 @@ import os
 from rtbench.errors import UsageError
 from rtbench.hooks import RunHook
 from rtbench.targets.base import ExecLogged, Target
+from rtbench.targets.ssh import SshTarget
+from rtbench.trace.access import LocalTracefs
 from rtbench.trace.hook import TraceHook
 from rtbench.trace.path_hook import PathTraceHook
+from rtbench.trace.ssh_tracefs import SshTracefs
 
 
 def prepare(target: Target) -> None:
     """Before `open`: refuse a target that cannot be traced, or ask it for what tracing needs."""
     if isinstance(target, ExecLogged):
         target.use_exec_log()
-    elif target.kind != "local":
+    elif target.kind not in ("local", "ssh"):
         raise UsageError(
-            f"--trace works on this machine (a kernel trace) and on emulated RTOS boards "
-            f"(qemu:freertos-..., the code path), not on {target.spec} yet."
+            f"--trace works on this machine and on Linux machines over SSH (a kernel trace) "
+            f"and on emulated RTOS boards (qemu:freertos-..., the code path), not on "
+            f"{target.spec} yet."
         )
 
 
@@ -43,6 +48,14 @@ def hooks(target: Target, cpus: tuple[int, ...]) -> list[RunHook]:
     """The trace hook of an opened target (`cpus`: the CPUs the run measures on)."""
     if isinstance(target, ExecLogged):
         return [PathTraceHook()]
+    if isinstance(target, SshTarget):
+        uid = target.link.must("id -u", "read the user id")
+        if uid.strip() != "0":
+            raise UsageError(
+                f"--trace needs root on {target.spec}: it sets up a tracefs instance "
+                "there (connect as root@...)."
+            )
+        return [TraceHook(SshTracefs(target.link, target.spec), cpus=cpus)]
     if os.geteuid() != 0:
         raise UsageError("--trace needs root: it sets up a tracefs instance of its own.")
-    return [TraceHook(cpus=cpus)]
+    return [TraceHook(LocalTracefs(), cpus=cpus)]

@@ -8,6 +8,9 @@ Two kinds of evidence, both taken during every traced unit:
   marker's timestamp in the trace and the middle of the two reads are one point of
   the map monotonic -> trace clock (its error: half the reads' spread). The tightest
   point at the start and the tightest at the end give the map's offset and rate.
+  On an SSH target the reads are the target's: a monotonic read there between two
+  markers (trace.ssh_tracefs); the point is then the read, at the middle of the two
+  markers, with half their distance as its error.
 - the core's clock pairs (`end.clock_pairs`, docs/protocol.md): a counter reading and
   a monotonic reading taken together, at the scenario's start and end.
 
@@ -34,8 +37,8 @@ IDENTITY_SLACK_NS = 20_000.0
 @dataclass(frozen=True)
 class SyncPoint:
     mono_ns: float  # middle of the two monotonic reads around the marker write
-    error_ns: float  # half their spread
-    trace_ts: int  # the marker's timestamp in the trace
+    error_ns: float  # half their spread (or half the spread of two markers around one read)
+    trace_ts: float  # the marker's timestamp in the trace (or the middle of two)
 
 
 @dataclass(frozen=True)

@@ -9,25 +9,26 @@ unit (clockmap), and adds to every `result` record with kept samples a `trace` o
 the explanation of each worst and median sample, and the line for the maximum. The
 instance is removed, and a tracefs rtbench mounted unmounted, on every exit path:
 `stop()` runs from the runner's `finally` and from an atexit hook.
+
+The same hook traces this machine and an SSH target: it reaches tracefs through a
+trace.access.TracefsAccess (files here, shell scripts over the connection there).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import gzip
 import json
 import os
-import shutil
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtbench.trace import clockmap, explain
+from rtbench.trace.access import SyncRead, TracefsAccess
 from rtbench.trace.events import MARKER, Event, read_events
-from rtbench.trace.tracefs import BUFFER_KB, Instance, Mount, TraceError
+from rtbench.trace.tracefs import BUFFER_KB, TraceError
 
 if TYPE_CHECKING:
     from rtbench.catalog import CoreScenario
@@ -45,77 +46,76 @@ class TraceHook:
 
     key = "trace"
 
-    def __init__(self, buffer_kb: int | None = None, cpus: tuple[int, ...] = ()) -> None:
-        """`cpus`: every CPU the run measures on (the measurement CPU is added)."""
+    def __init__(
+        self, access: TracefsAccess, buffer_kb: int | None = None, cpus: tuple[int, ...] = ()
+    ) -> None:
+        """`access`: how tracefs is reached; `cpus`: every CPU the run measures on (the
+        measurement CPU is added)."""
+        self._access = access
         self._buffer_kb = buffer_kb
         self._cpus = cpus
         self._ctx: HookContext | None = None
-        self._mount: Mount | None = None
-        self._instance: Instance | None = None
-        self._sync: list[tuple[int, int, int]] = []  # (id, mono before, mono after)
-        self._sync_id = 0
+        self._opened = False
+        self._sync: list[SyncRead] = []
         self._units: dict[str, dict[str, Any]] = {}
         self._index = 0
         self._stopped = False
         self._warned_map = False
-        self._mounted_by_us = False
+        self._lttng = False
 
     # ---- RunHook ------------------------------------------------------------
 
     def start(self, ctx: HookContext) -> None:
         self._ctx = ctx
-        if ctx.target.kind != "local":
-            raise TraceError(
-                f"--trace works on the local target only for now, not on {ctx.target.spec}."
-            )
+        access = self._access
         atexit.register(self.stop)
-        self._mount = Mount.find_or_mount()
-        self._mounted_by_us = self._mount.mounted_here
-        self._instance = Instance.create(self._mount)
-        clocks = self._instance.clocks()
+        access.open()
+        self._opened = True
+        clocks = access.clocks()
         clock = next((c for c in PREFERRED_CLOCKS if c in clocks), "local")
         self._cpus = tuple(sorted({ctx.cpu, *self._cpus}))
-        self._instance.configure(
-            clock, self._buffer_kb or BUFFER_KB.get(ctx.profile, 16384), cpus=self._cpus
-        )
+        access.configure(clock, self._buffer_kb or BUFFER_KB.get(ctx.profile, 16384), self._cpus)
+        self._lttng = access.lttng_loaded()
         (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)
-        if self._instance.missing_events:
+        if access.missing_events:
             ctx.warn(
                 "--trace: this kernel lacks "
-                + ", ".join(self._instance.missing_events)
+                + ", ".join(access.missing_events)
                 + "; explanations cannot name those."
             )
+        where = "" if access.where == "local" else f" on {ctx.target.spec}"
         ctx.info(
-            f"Tracing with tracefs instance {self._instance.name}, clock {clock}, "
-            f"{len(self._instance.events)} events "
+            f"Tracing with tracefs instance {access.name}{where}, clock {clock}, "
+            f"{len(access.events)} events "
             "(removed at the end)."
         )
 
     def before_unit(self, unit: CoreScenario) -> list[str]:
-        inst = self._instance
-        if inst is None:
+        if not self._opened:
             return []
         self._sync = []
         try:
-            inst.on(False)
-            inst.clear()
-            inst.on(True)
-            self._markers(inst)
+            note = self._access.ensure()
+            if note and self._ctx is not None:
+                self._ctx.info(note)
+            self._sync = self._access.start(SYNC_MARKERS)
         except OSError as e:
             self._warn(f"--trace: could not start tracing {unit.name}: {e.strerror or e}.")
+        except TraceError as e:
+            self._warn(f"{str(e).rstrip('.')}; {unit.name} is not traced.")
         return []
 
     def after_unit(self, unit: CoreScenario, outcome: ScenarioOutcome) -> ScenarioOutcome:
-        inst, ctx = self._instance, self._ctx
-        if inst is None or ctx is None:
+        ctx = self._ctx
+        if not self._opened or ctx is None:
             return outcome
         self._index += 1
         try:
-            try:
-                self._markers(inst)
-            finally:
-                inst.on(False)
-            return self._collect(unit, outcome, inst, ctx)
+            self._sync += self._access.finish(SYNC_MARKERS)
+            return self._collect(unit, outcome, ctx)
+        except TraceError as e:
+            self._warn(f"{str(e).rstrip('.')}; {unit.name} is not explained.")
+            return outcome
         except (OSError, ValueError, KeyError, TypeError, EOFError) as e:
             # the run goes on without this unit's explanation
             self._warn(f"--trace: the trace of {unit.name} could not be read: {e}.")
@@ -125,30 +125,31 @@ class TraceHook:
         if self._stopped:
             return
         self._stopped = True
+        left: str | None = None
         with contextlib.suppress(Exception):
-            if self._instance is not None:
-                self._instance.remove()
-        with contextlib.suppress(Exception):
-            if self._mount is not None:
-                self._mount.release()
+            left = self._access.close()
+        if left:
+            with contextlib.suppress(Exception):
+                self._warn(left)
         with contextlib.suppress(Exception):
             atexit.unregister(self.stop)
 
     def describe(self) -> dict[str, Any]:
-        inst = self._instance
+        access, opened = self._access, self._opened
         return {
-            "traced": inst is not None,
+            "traced": opened,
             "source": "tracefs events",
-            "instance": inst.name if inst else None,
-            "clock": inst.clock if inst else None,
-            "events": list(inst.events) if inst else [],
-            "missing_events": list(inst.missing_events) if inst else [],
+            "instance": access.name if opened else None,
+            "access": access.describe(),
+            "clock": access.clock if opened else None,
+            "events": list(access.events),
+            "missing_events": list(access.missing_events),
             "filtered_to_cpus": list(self._cpus),
-            "unfiltered_events": list(inst.unfiltered) if inst else [],
+            "unfiltered_events": list(access.unfiltered),
             "buffer_kb_per_cpu": self._buffer_kb
             or (BUFFER_KB.get(self._ctx.profile, 16384) if self._ctx else None),
-            "mounted_by_rtbench": self._mounted_by_us,
-            "lttng_modules_loaded": lttng_loaded(),
+            "mounted_by_rtbench": access.mounted_here,
+            "lttng_modules_loaded": self._lttng,
             "units": self._units,
             "note": "A traced run disturbs what it measures: compare traced figures with "
             "traced figures (docs/tracing.md).",
@@ -160,29 +161,18 @@ class TraceHook:
         if self._ctx is not None:
             self._ctx.warn(text)
 
-    def _markers(self, inst: Instance) -> None:
-        for _ in range(SYNC_MARKERS):
-            self._sync_id += 1
-            before = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-            inst.marker(f"{clockmap.SYNC_PREFIX} {self._sync_id}")
-            after = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-            self._sync.append((self._sync_id, before, after))
-
     def _collect(
-        self, unit: CoreScenario, outcome: ScenarioOutcome, inst: Instance, ctx: HookContext
+        self, unit: CoreScenario, outcome: ScenarioOutcome, ctx: HookContext
     ) -> ScenarioOutcome:
-        stats = inst.cpu_stats()
+        access = self._access
+        stats = access.cpu_stats()
         lost = {
             cpu: s.get("overrun", 0) + s.get("dropped_events", 0) + s.get("commit_overrun", 0)
             for cpu, s in stats.items()
         }
         name = f"{self._index:02d}-{unit.name}.txt.gz"
         dest = ctx.out_dir / TRACE_DIR / name
-        raw = dest.with_suffix("")
-        inst.read_trace(raw)
-        with raw.open("rb") as src, gzip.open(dest, "wb", compresslevel=3) as out:
-            shutil.copyfileobj(src, out, 1 << 20)
-        raw.unlink()
+        access.read_trace(dest)
 
         measured = set(self._cpus or (ctx.cpu,))
         markers: dict[int, int] = {}
@@ -205,16 +195,12 @@ class TraceHook:
                     yield e
 
         lines = explain.timelines(wanted(read_events(dest)), cpus=measured)
-        points = [
-            clockmap.SyncPoint((a + b) / 2, (b - a) / 2, markers[i])
-            for i, a, b in self._sync
-            if i in markers
-        ]
         meta = outcome.meta
         hz = float(meta["counter"]["hz"]) if meta is not None else None
-        nominal = hz / 1e9 if (inst.clock == "x86-tsc" and hz) else 1.0
+        nominal = hz / 1e9 if (access.clock == "x86-tsc" and hz) else 1.0
+        points = [p for p in (s.point(markers, nominal) for s in self._sync) if p is not None]
         pairs = list((outcome_end(outcome) or {}).get("clock_pairs", []))
-        cmap = clockmap.fit(inst.clock, points, nominal, pairs, hz)
+        cmap = clockmap.fit(access.clock, points, nominal, pairs, hz)
         info: dict[str, Any] = {
             "file": f"{TRACE_DIR}/{name}",
             "events": count[0],
@@ -238,7 +224,7 @@ class TraceHook:
         if cmap.counter_method == "clock_pairs" and not self._warned_map:
             self._warned_map = True
             self._warn(
-                f"--trace: the trace clock {inst.clock} is not the core's counter "
+                f"--trace: the trace clock {access.clock} is not the core's counter "
                 f"(off by {cmap.counter_residual_ns or 0:.0f} ns); samples are placed through "
                 "the measured clock pairs instead."
             )
@@ -263,15 +249,6 @@ class TraceHook:
         tmp = path.with_name(f".{INDEX_FILE}.{os.getpid()}")
         tmp.write_text(json.dumps(self.describe(), indent=1), encoding="utf-8")
         tmp.replace(path)
-
-
-def lttng_loaded() -> bool:
-    """Whether LTTng's kernel modules are loaded (rtbench traces with tracefs either way)."""
-    try:
-        modules = Path("/proc/modules").read_text(encoding="utf-8")
-    except OSError:
-        return False
-    return any(line.startswith("lttng_") for line in modules.splitlines())
 
 
 def outcome_end(outcome: ScenarioOutcome) -> dict[str, Any] | None:

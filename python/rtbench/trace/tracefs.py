@@ -13,7 +13,9 @@ left exactly as it was.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -61,6 +63,29 @@ BUFFER_KB = {"quick": 16384, "standard": 65536, "endurance": 131072}
 
 class TraceError(RtbenchError):
     """Tracing could not be set up (no tracefs, no permission, ...)."""
+
+
+def event_filter(event: str, cpus: tuple[int, ...]) -> str:
+    """The tracefs filter that keeps what `event` says about `cpus`: what happens on
+    them, and the wake-ups and migrations that target them from elsewhere."""
+    name = event.rsplit("/", 1)[1]
+    if name in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
+        fields: tuple[str, ...] = ("target_cpu", "CPU")
+    elif name == "sched_migrate_task":
+        fields = ("dest_cpu", "orig_cpu")
+    else:
+        fields = ("CPU",)
+    return " || ".join(f"{f} == {c}" for f in fields for c in sorted(set(cpus)))
+
+
+def parse_stats(text: str) -> dict[str, int]:
+    """One CPU's `per_cpu/cpuN/stats` (`entries: 12`, `oldest event ts: 1.5`, ...)."""
+    stats: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        with contextlib.suppress(ValueError):
+            stats[key.strip().replace(" ", "_")] = int(float(value.strip()))
+    return stats
 
 
 def _read(path: Path) -> str:
@@ -246,16 +271,8 @@ class Instance:
             ) from None
 
     def _filter(self, event: str, cpus: tuple[int, ...]) -> None:
-        name = event.rsplit("/", 1)[1]
-        if name in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
-            fields: tuple[str, ...] = ("target_cpu", "CPU")
-        elif name == "sched_migrate_task":
-            fields = ("dest_cpu", "orig_cpu")
-        else:
-            fields = ("CPU",)
-        text = " || ".join(f"{f} == {c}" for f in fields for c in sorted(set(cpus)))
         try:
-            _write(self.path / "events" / event / "filter", text)
+            _write(self.path / "events" / event / "filter", event_filter(event, cpus))
         except OSError:
             self.unfiltered += (event,)
 
@@ -277,22 +294,16 @@ class Instance:
             os.close(fd)
 
     def read_trace(self, dest: Path) -> None:
-        """Copy the (stopped) trace to `dest`, in bounded chunks."""
-        with (self.path / "trace").open("rb") as src, dest.open("wb") as out:
-            while chunk := src.read(1 << 20):
-                out.write(chunk)
+        """Copy the (stopped) trace to `dest`, gzip-compressed, in bounded chunks."""
+        with (self.path / "trace").open("rb") as src, gzip.open(dest, "wb", compresslevel=3) as out:
+            shutil.copyfileobj(src, out, 1 << 20)
 
     def cpu_stats(self) -> dict[int, dict[str, int]]:
         """Per-CPU ring buffer statistics: entries, overrun, dropped events, ..."""
         out: dict[int, dict[str, int]] = {}
         per_cpu = self.path / "per_cpu"
         for cpu in sorted(per_cpu.iterdir()) if per_cpu.is_dir() else []:
-            stats: dict[str, int] = {}
-            for line in _read(cpu / "stats").splitlines():
-                key, _, value = line.partition(":")
-                with contextlib.suppress(ValueError):
-                    stats[key.strip().replace(" ", "_")] = int(float(value.strip()))
-            out[int(cpu.name.removeprefix("cpu"))] = stats
+            out[int(cpu.name.removeprefix("cpu"))] = parse_stats(_read(cpu / "stats"))
         return out
 
     def remove(self) -> None:
