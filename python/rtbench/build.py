@@ -274,6 +274,22 @@ def _checked_override(path: Path, spec: BuildSpec | None) -> Path:
     return path
 
 
+def compiler_file(compiler: str, name: str) -> str:
+    """Where `compiler` finds the file `name` of its C library or specs
+    (-print-file-name): a path when it has it, the bare name when not, and ""
+    when the compiler cannot be asked."""
+    try:
+        return subprocess.run(
+            [compiler, f"-print-file-name={name}"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def _check_toolchain(spec: BuildSpec) -> Toolchain:
     """The toolchain of a target build, BuildError naming the Debian packages
     to install when its compiler or C library is missing."""
@@ -285,16 +301,7 @@ def _check_toolchain(spec: BuildSpec) -> Toolchain:
             f"install it with: apt-get install {tc.packages}"
         )
     library = "libc.a" if spec.static else "libc.so"
-    try:
-        found = subprocess.run(
-            [tc.compiler, f"-print-file-name={library}"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        found = ""
+    found = compiler_file(tc.compiler, library)
     if not found or not Path(found).is_absolute() or not Path(found).exists():
         raise BuildError(
             f"{what} needs the C library of {tc.compiler} ({library}), which is not "

@@ -141,17 +141,7 @@ def kernel_checkout() -> KernelCheckout:
 def _picolibc_missing() -> bool:
     if shutil.which("arm-none-eabi-gcc") is None:
         return False  # the compiler is named first
-    try:
-        found = subprocess.run(
-            ["arm-none-eabi-gcc", "-print-file-name=picolibc.specs"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return True
-    return not Path(found).is_absolute()
+    return not Path(build.compiler_file("arm-none-eabi-gcc", "picolibc.specs")).is_absolute()
 
 
 def missing(root: Path, emulator: str | None) -> str | None:
