@@ -15,37 +15,37 @@ static size_t text_len(const char *s)
 	return n;
 }
 
-static void put_str(rtb_serial_write_fn *write, const char *s)
+static void put_str(rtb_serial_write_fn *out, const char *s)
 {
-	write(s, text_len(s));
+	out(s, text_len(s));
 }
 
-static void put_encoded(rtb_serial_write_fn *write, const char *s, size_t len)
+static void put_encoded(rtb_serial_write_fn *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	char out[ENCODE_BUF_BYTES];
+	char buf[ENCODE_BUF_BYTES];
 	size_t used = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (used + 3 > sizeof(out)) {
-			write(out, used);
+		if (used + 3 > sizeof(buf)) {
+			out(buf, used);
 			used = 0;
 		}
 		if (c > ' ' && c <= '~' && c != '%') {
-			out[used++] = (char)c;
+			buf[used++] = (char)c;
 		} else {
-			out[used++] = '%';
-			out[used++] = hex[c >> 4];
-			out[used++] = hex[c & 15];
+			buf[used++] = '%';
+			buf[used++] = hex[c >> 4];
+			buf[used++] = hex[c & 15];
 		}
 	}
 	if (used > 0)
-		write(out, used);
+		out(buf, used);
 }
 
 /* The decimal digits of v, with a '-' when it is negative. */
-static void put_int(rtb_serial_write_fn *write, int v)
+static void put_int(rtb_serial_write_fn *out, int v)
 {
 	char digits[12];
 	size_t at = sizeof(digits);
@@ -57,58 +57,57 @@ static void put_int(rtb_serial_write_fn *write, int v)
 	} while (u != 0);
 	if (v < 0)
 		digits[--at] = '-';
-	write(digits + at, sizeof(digits) - at);
+	out(digits + at, sizeof(digits) - at);
 }
 
-void rtb_serial_put_chunks(rtb_serial_write_fn *write, const char *word, const char *text,
-			   size_t len)
+void rtb_serial_put_chunks(rtb_serial_write_fn *out, const char *word, const char *text, size_t len)
 {
 	do {
 		size_t n = len < RTB_SERIAL_DATA_CHUNK ? len : RTB_SERIAL_DATA_CHUNK;
-		put_str(write, "#rtb ");
-		put_str(write, word);
-		put_str(write, " ");
-		put_encoded(write, text, n);
-		put_str(write, "\n");
+		put_str(out, "#rtb ");
+		put_str(out, word);
+		put_str(out, " ");
+		put_encoded(out, text, n);
+		put_str(out, "\n");
 		text += n;
 		len -= n;
 	} while (len > 0);
 }
 
-void rtb_serial_put_ready(rtb_serial_write_fn *write, const char *release, const char *machine)
+void rtb_serial_put_ready(rtb_serial_write_fn *out, const char *release, const char *machine)
 {
-	put_str(write, "#rtb ready ");
-	put_int(write, RTB_SERIAL_PROTOCOL_VERSION);
-	put_str(write, " ");
-	put_encoded(write, release, text_len(release));
-	put_str(write, " ");
-	put_encoded(write, machine, text_len(machine));
-	put_str(write, "\n");
+	put_str(out, "#rtb ready ");
+	put_int(out, RTB_SERIAL_PROTOCOL_VERSION);
+	put_str(out, " ");
+	put_encoded(out, release, text_len(release));
+	put_str(out, " ");
+	put_encoded(out, machine, text_len(machine));
+	put_str(out, "\n");
 }
 
-void rtb_serial_put_fail(rtb_serial_write_fn *write, int err, const char *text, const char *detail)
+void rtb_serial_put_fail(rtb_serial_write_fn *out, int err, const char *text, const char *detail)
 {
-	put_str(write, "#rtb fail ");
-	put_int(write, err);
-	put_str(write, " ");
-	put_encoded(write, text, text_len(text));
+	put_str(out, "#rtb fail ");
+	put_int(out, err);
+	put_str(out, " ");
+	put_encoded(out, text, text_len(text));
 	if (detail != NULL) {
-		put_str(write, ": ");
-		put_encoded(write, detail, text_len(detail));
+		put_str(out, ": ");
+		put_encoded(out, detail, text_len(detail));
 	}
-	put_str(write, "\n");
+	put_str(out, "\n");
 }
 
-void rtb_serial_put_exit(rtb_serial_write_fn *write, int status)
+void rtb_serial_put_exit(rtb_serial_write_fn *out, int status)
 {
-	put_str(write, "#rtb exit ");
-	put_int(write, status);
-	put_str(write, "\n");
+	put_str(out, "#rtb exit ");
+	put_int(out, status);
+	put_str(out, "\n");
 }
 
-void rtb_serial_put_done(rtb_serial_write_fn *write)
+void rtb_serial_put_done(rtb_serial_write_fn *out)
 {
-	put_str(write, "#rtb done\n");
+	put_str(out, "#rtb done\n");
 }
 
 /* ---- requests ------------------------------------------------------------ */

@@ -30,21 +30,21 @@ typedef void rtb_serial_write_fn(const char *buf, size_t len);
 
 /* `#rtb <word> <text>` lines, the text split into pieces of
  * RTB_SERIAL_DATA_CHUNK bytes, each encoded; one line when len is 0. */
-void rtb_serial_put_chunks(rtb_serial_write_fn *write, const char *word, const char *text,
+void rtb_serial_put_chunks(rtb_serial_write_fn *out, const char *word, const char *text,
 			   size_t len);
 
 /* `#rtb ready <version> <release> <machine>`. */
-void rtb_serial_put_ready(rtb_serial_write_fn *write, const char *release, const char *machine);
+void rtb_serial_put_ready(rtb_serial_write_fn *out, const char *release, const char *machine);
 
 /* `#rtb fail <err> <text>`, or `#rtb fail <err> <text>: <detail>` when
  * detail is not NULL (text and detail encoded, ": " as it is). */
-void rtb_serial_put_fail(rtb_serial_write_fn *write, int err, const char *text, const char *detail);
+void rtb_serial_put_fail(rtb_serial_write_fn *out, int err, const char *text, const char *detail);
 
 /* `#rtb exit <status>`. */
-void rtb_serial_put_exit(rtb_serial_write_fn *write, int status);
+void rtb_serial_put_exit(rtb_serial_write_fn *out, int status);
 
 /* `#rtb done`. */
-void rtb_serial_put_done(rtb_serial_write_fn *write);
+void rtb_serial_put_done(rtb_serial_write_fn *out);
 
 /* Splits a request line (what follows `#rtb `) in place into at most max
  * fields separated by spaces, each decoded; returns how many. */
