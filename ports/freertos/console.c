@@ -11,26 +11,25 @@
  *   host -> image  `#rtb hello`, `#rtb run <arg>...`, `#rtb term`, `#rtb kill`,
  *                  `#rtb read /rtbench/freertos.json`, `#rtb off`
  *
- * Fields are percent-encoded (every byte outside '!'..'~', and '%', as %XX).
- * Two tasks: the console task, at the top native priority, assembles lines
- * from the bytes the UART's receive interrupt queues and answers them; a
- * `run` is handed to the runner task, which calls rtb_main() with the
- * decoded arguments (the core's session API resets its state each time).
- * `term` and `kill` during a run set the port's stop flag: the scenario
- * ends its current step and the run ends with its records and `#rtb exit`.
- * Console writes are serialised by a mutex, so lines of the two tasks do not
- * mix.
+ * Fields are percent-encoded (every byte outside '!'..'~', and '%', as %XX);
+ * the lines are encoded and the requests split by ports/common/serial_proto.c,
+ * which the guest agent builds too. Two tasks: the console task, at the top native priority,
+ * assembles lines from the bytes the UART's receive interrupt queues and answers them; a `run` is
+ * handed to the runner task, which calls rtb_main() with the decoded arguments (the core's session
+ * API resets its state each time). `term` and `kill` during a run set the port's stop flag: the
+ * scenario ends its current step and the run ends with its records and `#rtb exit`. Console writes
+ * are serialised by a mutex, so lines of the two tasks do not mix.
  */
 #include "port_freertos.h"
 
 #include "board.h"
 #include "rtb/core.h"
 #include "semphr.h"
+#include "serial_proto.h"
 
 #define RX_RING 512u /* power of two */
 #define LINE_MAX_BYTES 1024u
 #define ARGS_MAX 64
-#define DATA_CHUNK 96u
 #define E_BUSY 16
 #define E_INVAL 22
 #define E_NOENT 2
@@ -87,43 +86,7 @@ int rtb_port_console_write(const char *buf, size_t len)
 	return RTB_OK;
 }
 
-/* ---- encoded output ---------------------------------------------------------- */
-
-static void put_encoded(const char *s, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c > ' ' && c <= '~' && c != '%') {
-			board_console_write((const char *)&c, 1);
-		} else {
-			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-			board_console_write(e, 3);
-		}
-	}
-}
-
-static void put(const char *s)
-{
-	board_console_write(s, rtb_strlen(s));
-}
-
-/* `#rtb <word> <encoded text>` lines of at most DATA_CHUNK bytes each;
- * the caller holds the write lock (or runs with interrupts masked). */
-static void put_chunks(const char *word, const char *text, size_t len)
-{
-	do {
-		size_t n = len < DATA_CHUNK ? len : DATA_CHUNK;
-		put("#rtb ");
-		put(word);
-		put(" ");
-		put_encoded(text, n);
-		put("\n");
-		text += n;
-		len -= n;
-	} while (len > 0);
-}
+/* ---- control lines --------------------------------------------------------- */
 
 static void lock(void)
 {
@@ -138,31 +101,20 @@ static void unlock(void)
 void frt_console_err(const char *text)
 {
 	/* From any context, fatal ones included: no lock taken. */
-	put_chunks("err", text, rtb_strlen(text));
+	rtb_serial_put_chunks(board_console_write, "err", text, rtb_strlen(text));
 }
 
 static void put_fail(int err, const char *text)
 {
-	char head[24];
-
-	rtb_fmt(head, sizeof(head), "#rtb fail %d ", err);
 	lock();
-	put(head);
-	put_encoded(text, rtb_strlen(text));
-	put("\n");
+	rtb_serial_put_fail(board_console_write, err, text, NULL);
 	unlock();
 }
 
 static void put_ready(void)
 {
-	static const char release[] = "FreeRTOS " tskKERNEL_VERSION_NUMBER;
-
 	lock();
-	put("#rtb ready 1 ");
-	put_encoded(release, sizeof(release) - 1);
-	put(" ");
-	put_encoded(BOARD_NAME, sizeof(BOARD_NAME) - 1);
-	put("\n");
+	rtb_serial_put_ready(board_console_write, "FreeRTOS " tskKERNEL_VERSION_NUMBER, BOARD_NAME);
 	unlock();
 }
 
@@ -212,61 +164,12 @@ static void put_facts(void)
 			     cfg[i].value);
 	n += rtb_fmt(json + n, sizeof(json) - n, "}}");
 	lock();
-	put_chunks("data", json, n);
-	put("#rtb done\n");
+	rtb_serial_put_chunks(board_console_write, "data", json, n);
+	rtb_serial_put_done(board_console_write);
 	unlock();
 }
 
 /* ---- requests -------------------------------------------------------------------- */
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-static void decode(char *s)
-{
-	char *out = s;
-
-	for (char *in = s; *in; in++) {
-		int hi, lo;
-		if (*in == '%' && (hi = hex_value(in[1])) >= 0 && (lo = hex_value(in[2])) >= 0) {
-			*out++ = (char)(hi * 16 + lo);
-			in += 2;
-		} else {
-			*out++ = *in;
-		}
-	}
-	*out = '\0';
-}
-
-/* Splits line into decoded fields in place; returns their count. */
-static int split(char *line, char **fields, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	while (*p != '\0' && n < max) {
-		while (*p == ' ')
-			*p++ = '\0';
-		if (*p == '\0')
-			break;
-		fields[n++] = p;
-		while (*p != '\0' && *p != ' ')
-			p++;
-	}
-	while (*p == ' ')
-		*p++ = '\0';
-	for (int i = 0; i < n; i++)
-		decode(fields[i]);
-	return n;
-}
 
 static void start_run(const char *line)
 {
@@ -276,7 +179,7 @@ static void start_run(const char *line)
 	}
 	rtb_fmt(run_line, sizeof(run_line), "%s", line);
 	run_argv[0] = "rtbench-core";
-	run_argc = 1 + split(run_line, run_argv + 1, ARGS_MAX - 1);
+	run_argc = 1 + rtb_serial_split(run_line, run_argv + 1, ARGS_MAX - 1);
 	run_argv[run_argc] = NULL;
 	frt_stop = false;
 	running = true;
@@ -296,7 +199,7 @@ static void handle(char *line)
 		start_run(rest + 3);
 		return;
 	}
-	int n = split(rest, f, 3);
+	int n = rtb_serial_split(rest, f, 3);
 	if (n == 0)
 		return;
 	if (rtb_strcmp(f[0], "hello") == 0) {
@@ -371,13 +274,11 @@ static void runner_main(void *arg)
 		frt_counter_restart();
 		int status = rtb_main(run_argc, run_argv);
 		vTaskPrioritySet(NULL, FRT_NATIVE(0));
-		char end[32];
-		rtb_fmt(end, sizeof(end), "#rtb exit %d\n", status);
 		/* Not running any more before the host can see the exit line and
 		 * send the next run: this task takes that one after the line. */
 		running = false;
 		lock();
-		put(end);
+		rtb_serial_put_exit(board_console_write, status);
 		unlock();
 	}
 }

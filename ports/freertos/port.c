@@ -30,6 +30,7 @@
 #include "port_freertos.h"
 
 #include "board.h"
+#include "error_text.h"
 #include "rtb/core.h"
 
 #define CAPS                                                                                  \
@@ -66,28 +67,7 @@ static struct rtb_port_info info = {
 
 const char *rtb_port_strerror(int err)
 {
-	switch (err) {
-	case RTB_OK:
-		return "ok";
-	case RTB_E_UNSUPPORTED:
-		return "not supported";
-	case RTB_E_NOMEM:
-		return "out of memory";
-	case RTB_E_INVALID:
-		return "invalid argument";
-	case RTB_E_TIMEOUT:
-		return "timed out";
-	case RTB_E_PERM:
-		return "not permitted";
-	case RTB_E_AGAIN:
-		return "would block";
-	case RTB_E_BUSY:
-		return "busy";
-	case RTB_E_DEADLOCK:
-		return "deadlock";
-	default:
-		return "FreeRTOS error";
-	}
+	return rtb_error_text(err, "out of memory", "FreeRTOS error");
 }
 
 int rtb_port_init(const struct rtb_port_config *cfg)

@@ -45,9 +45,11 @@ target_compile_definitions(rtb_core_freertos PRIVATE RTB_BUILD_STATIC=1)
 
 add_library(rtb_port_freertos STATIC
   ${frt_dir}/port.c ${frt_dir}/thread.c ${frt_dir}/sync.c ${frt_dir}/irq.c ${frt_dir}/console.c
-  ${frt_dir}/../common/ipc_none.c
+  ${frt_dir}/../common/ipc_none.c ${frt_dir}/../common/serial_proto.c
+  ${frt_dir}/../common/error_text.c
   ${frt_dir}/arch/cortex-m/fault.c ${frt_board_dir}/board.c ${frt_board_dir}/startup.c)
 target_include_directories(rtb_port_freertos PUBLIC ${frt_includes})
+target_include_directories(rtb_port_freertos PRIVATE ${frt_dir}/../common)
 target_compile_options(rtb_port_freertos PRIVATE ${RTB_WARNINGS})
 target_compile_definitions(rtb_port_freertos PRIVATE RTB_BUILD_LIBC="${RTB_BUILD_LIBC}")
 target_link_libraries(rtb_port_freertos PUBLIC rtb_core_freertos freertos_kernel)

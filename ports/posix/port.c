@@ -45,6 +45,8 @@
  */
 #include "port_posix.h"
 
+#include "error_text.h"
+
 #include <dirent.h>
 #include <signal.h>
 #include <errno.h>
@@ -121,28 +123,7 @@ int posix_error(int err)
 
 const char *rtb_port_strerror(int err)
 {
-	switch (err) {
-	case RTB_OK:
-		return "ok";
-	case RTB_E_UNSUPPORTED:
-		return "not supported";
-	case RTB_E_NOMEM:
-		return "out of memory or OS objects";
-	case RTB_E_INVALID:
-		return "invalid argument";
-	case RTB_E_TIMEOUT:
-		return "timed out";
-	case RTB_E_PERM:
-		return "not permitted";
-	case RTB_E_AGAIN:
-		return "would block";
-	case RTB_E_BUSY:
-		return "busy";
-	case RTB_E_DEADLOCK:
-		return "deadlock";
-	default:
-		return "operating system error";
-	}
+	return rtb_error_text(err, "out of memory or OS objects", "operating system error");
 }
 
 void posix_degrade(const char *sentence)

@@ -36,6 +36,7 @@ from rtbench.errors import BuildError, UsageError
 
 CORE_ENV = "RTBENCH_CORE"
 BUILD_SUBDIR = Path("build") / "host"
+STAMP_NAME = ".rtbench-stamp"  # beside a build: what it was built from
 LIBCS = ("glibc", "musl")
 
 # `uname -m` spellings -> the architecture rtbench builds for.
@@ -166,7 +167,7 @@ def _writable(build_dir: Path) -> bool:
 
 def _up_to_date(root: Path, build_dir: Path) -> Path | None:
     binary = build_dir / "rtbench-core"
-    stamp_file = build_dir / ".rtbench-stamp"
+    stamp_file = build_dir / STAMP_NAME
     try:
         usable = binary.is_file() and os.access(binary, os.X_OK)
         if usable and stamp_file.read_text() == source_stamp(root):
@@ -174,6 +175,63 @@ def _up_to_date(root: Path, build_dir: Path) -> Path | None:
     except OSError:
         pass
     return None
+
+
+def cached_build(
+    folder: Path,
+    product: Path,
+    stamp: Callable[[], str],
+    steps: Callable[[], list[list[str]]],
+    announce: Callable[[], None],
+    what: str,
+    timeout: float | None = None,
+    check: Callable[[Path], None] | None = None,
+) -> Path:
+    """`product`, built in `folder` by the commands `steps()` gives, unless the
+    stamp kept there says it was built from what `stamp()` describes now.
+
+    Concurrent callers wait for each other (a lock file in `folder`). `steps()`
+    may refuse with an error of its own before `announce()` says a build
+    starts; the commands' output goes to `folder/build.log`, which every
+    BuildError names (`what` names the product: "Building {what} failed").
+    `check(log_file)` may refuse the product before the stamp is written."""
+    stamp_file = folder / STAMP_NAME
+    log_file = folder / "build.log"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BuildError(f"Cannot create the build folder {folder}: {e.strerror}.") from None
+    with (folder / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        current = stamp()
+        if product.is_file() and stamp_file.is_file() and stamp_file.read_text() == current:
+            return product
+        commands = steps()
+        announce()
+        stamp_file.unlink(missing_ok=True)
+        with log_file.open("w") as log:
+            for command in commands:
+                log.write("$ " + " ".join(command) + "\n")
+                log.flush()
+                try:
+                    done = subprocess.run(
+                        command, stdout=log, stderr=subprocess.STDOUT, timeout=timeout, check=False
+                    )
+                except FileNotFoundError:
+                    raise BuildError(
+                        f"{command[0]} is not installed; install cmake and a C compiler "
+                        "(apt-get install cmake build-essential)."
+                    ) from None
+                except (OSError, subprocess.TimeoutExpired) as e:
+                    raise BuildError(f"Building {what} failed ({e}); see {log_file}.") from None
+                if done.returncode != 0:
+                    raise BuildError(f"Building {what} failed; see {log_file}.")
+        if not product.is_file():
+            raise BuildError(f"The build did not produce {product}; see {log_file}.")
+        if check is not None:
+            check(log_file)
+        stamp_file.write_text(current)
+        return product
 
 
 def user_build_dir(root: Path, folder: str = "host") -> Path:
@@ -216,6 +274,22 @@ def _checked_override(path: Path, spec: BuildSpec | None) -> Path:
     return path
 
 
+def compiler_file(compiler: str, name: str) -> str:
+    """Where `compiler` finds the file `name` of its C library or specs
+    (-print-file-name): a path when it has it, the bare name when not, and ""
+    when the compiler cannot be asked."""
+    try:
+        return subprocess.run(
+            [compiler, f"-print-file-name={name}"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def _check_toolchain(spec: BuildSpec) -> Toolchain:
     """The toolchain of a target build, BuildError naming the Debian packages
     to install when its compiler or C library is missing."""
@@ -227,16 +301,7 @@ def _check_toolchain(spec: BuildSpec) -> Toolchain:
             f"install it with: apt-get install {tc.packages}"
         )
     library = "libc.a" if spec.static else "libc.so"
-    try:
-        found = subprocess.run(
-            [tc.compiler, f"-print-file-name={library}"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        found = ""
+    found = compiler_file(tc.compiler, library)
     if not found or not Path(found).is_absolute() or not Path(found).exists():
         raise BuildError(
             f"{what} needs the C library of {tc.compiler} ({library}), which is not "
@@ -286,50 +351,37 @@ def ensure_core(
             return ready
         build_dir = user_build_dir(root, folder)
     binary = build_dir / "rtbench-core"
-    stamp_file = build_dir / ".rtbench-stamp"
-    log_file = build_dir / "build.log"
-    try:
-        build_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BuildError(f"Cannot create the build folder {build_dir}: {e.strerror}.") from None
-    with (build_dir / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        stamp = source_stamp(root)
-        if binary.is_file() and stamp_file.is_file() and stamp_file.read_text() == stamp:
-            return binary
-        configure = _configure_args(root, build_dir, spec)
+    jobs = str(max(os.cpu_count() or 1, 1))
+
+    def steps() -> list[list[str]]:
+        return [
+            _configure_args(root, build_dir, spec),
+            ["cmake", "--build", str(build_dir), "--target", "rtbench-core", "-j", jobs],
+        ]
+
+    def announce_build() -> None:
         announce(
             "Building rtbench-core..."
             if spec is None
             else f"Building rtbench-core ({spec.describe()})..."
         )
-        stamp_file.unlink(missing_ok=True)
-        jobs = str(max(os.cpu_count() or 1, 1))
-        steps = [
-            configure,
-            ["cmake", "--build", str(build_dir), "--target", "rtbench-core", "-j", jobs],
-        ]
-        with log_file.open("w") as log:
-            for step in steps:
-                log.write("$ " + " ".join(step) + "\n")
-                log.flush()
-                try:
-                    done = subprocess.run(step, stdout=log, stderr=subprocess.STDOUT, check=False)
-                except FileNotFoundError:
-                    raise BuildError(
-                        "cmake is not installed; install cmake and a C compiler "
-                        "(apt-get install cmake build-essential)."
-                    ) from None
-                if done.returncode != 0:
-                    raise BuildError(f"Building rtbench-core failed; see {log_file}.")
-        if not binary.is_file():
-            raise BuildError(f"The build did not produce {binary}; see {log_file}.")
-        if spec is not None:
-            facts = elf.read_facts(binary)
-            if facts is None or facts.arch != spec.arch or facts.static != spec.static:
-                raise BuildError(
-                    f"The build produced {binary}, which is not a {spec.describe()} "
-                    f"executable; see {log_file}."
-                )
-        stamp_file.write_text(stamp)
-        return binary
+
+    def check(log_file: Path) -> None:
+        if spec is None:
+            return
+        facts = elf.read_facts(binary)
+        if facts is None or facts.arch != spec.arch or facts.static != spec.static:
+            raise BuildError(
+                f"The build produced {binary}, which is not a {spec.describe()} "
+                f"executable; see {log_file}."
+            )
+
+    return cached_build(
+        build_dir,
+        binary,
+        lambda: source_stamp(root),
+        steps,
+        announce_build,
+        "rtbench-core",
+        check=check,
+    )

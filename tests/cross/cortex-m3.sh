@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The core, the scenarios and the template port cross-built for a Cortex-M3
+# The core, the scenarios, the template port and the ports' shared code
+# (ports/common, against the template's inline header) cross-built for a Cortex-M3
 # with arm-none-eabi-gcc and picolibc (32-bit, uint32_t is unsigned long,
 # no OS headers), with rtbench's -Werror flags, and held to a size budget:
 # a format, type-width or C-library break, or a jump in code or static data
@@ -28,6 +29,14 @@ fi
 cmake -S "$root" -B "$build" -DRTB_PORT=template -DRTB_TEMPLATE=OFF -DCMAKE_BUILD_TYPE=Release \
 	-DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/arm-none-eabi-cortex-m3.cmake" >/dev/null
 cmake --build "$build" -j2 --target rtb_core_template rtb_scenarios_template rtb_port_template
+# The port code firmware ports share (ports/common: the serial line protocol,
+# error names, IPC stubs), compiled with the same compiler and flags.
+mkdir -p "$build/common"
+for src in "$root"/ports/common/*.c; do
+	arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb --specs=picolibc.specs -std=c11 -O3 \
+		-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -I"$root/ports" -I"$root/ports/template" \
+		-c "$src" -o "$build/common/$(basename "$src" .c).o"
+done
 
 mapfile -t objects < <(find "$build/CMakeFiles/rtb_scenarios_template.dir" -name '*.obj' | sort)
 read -r text data bss _ < <(arm-none-eabi-size -t "${objects[@]}" \

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Cores built for targets: the architecture names, the toolchain checks, the
-ELF facts, and (marked slow: a cross build takes about a minute, cached in
-build/ afterwards) static AArch64, ARMv7 and musl cores that really run and
-say in their meta record how they were built and which counter they read."""
+ELF facts, the build cache (kept by its stamp; the FreeRTOS image's too), and
+(marked slow: a cross build takes about a minute, cached in build/ afterwards)
+static AArch64, ARMv7 and musl cores that really run and say in their meta
+record how they were built and which counter they read."""
 
 from __future__ import annotations
 
@@ -291,3 +292,74 @@ def test_the_core_line_says_only_what_the_meta_record_says(
     assert core_build({"build": build_facts}) == line
     assert core_build({}) is None
     assert core_build(None) is None
+
+
+def _product_script(product: Path, text: str) -> list[str]:
+    """A build step that writes `text` into `product`, as a compiler writes its output."""
+    return ["sh", "-c", 'printf %s "$1" > "$2"', "step", text, str(product)]
+
+
+def test_a_cached_build_runs_again_only_when_its_stamp_changes(tmp_path: Path) -> None:
+    folder = tmp_path / "build"
+    product = folder / "out"
+    said: list[str] = []
+    stamp = {"now": "one"}
+
+    def build_it(text: str) -> Path:
+        return build.cached_build(
+            folder,
+            product,
+            lambda: stamp["now"],
+            lambda: [_product_script(product, text)],
+            lambda: said.append(text),
+            "the product",
+        )
+
+    assert build_it("first") == product
+    assert product.read_text() == "first"
+    assert build_it("second") == product  # same stamp: not built again
+    assert product.read_text() == "first"
+    assert said == ["first"]
+    stamp["now"] = "two"
+    build_it("third")
+    assert product.read_text() == "third"
+    assert said == ["first", "third"]
+    assert "$ sh -c" in (folder / "build.log").read_text()
+    product.unlink()  # gone: built again under the same stamp
+    build_it("fourth")
+    assert product.read_text() == "fourth"
+
+
+def test_a_failed_or_refused_cached_build_keeps_no_stamp(tmp_path: Path) -> None:
+    folder = tmp_path / "build"
+    product = folder / "out"
+
+    def refuse(log_file: Path) -> None:
+        raise BuildError(f"not the product; see {log_file}")
+
+    with pytest.raises(BuildError, match=r"Building the product failed; see .*build\.log"):
+        build.cached_build(
+            folder, product, lambda: "s", lambda: [["false"]], lambda: None, "the product"
+        )
+    with pytest.raises(BuildError, match="did not produce"):
+        build.cached_build(folder, product, lambda: "s", lambda: [], lambda: None, "the product")
+    with pytest.raises(BuildError, match="not the product"):
+        build.cached_build(
+            folder,
+            product,
+            lambda: "s",
+            lambda: [_product_script(product, "x")],
+            lambda: None,
+            "the product",
+            check=refuse,
+        )
+    assert not (folder / build.STAMP_NAME).exists()
+    with pytest.raises(BuildError, match="no-such-tool-here is not installed"):
+        build.cached_build(
+            folder,
+            product,
+            lambda: "s",
+            lambda: [["no-such-tool-here"]],
+            lambda: None,
+            "the product",
+        )

@@ -22,6 +22,8 @@
  *
  * <text>, <path> and <arg> are percent-encoded: every byte outside '!'..'~',
  * and '%' itself, is written %XX, so a field never holds a space or a newline.
+ * The lines are encoded and the requests split by ports/common/serial_proto.c,
+ * which the FreeRTOS image builds too; the agent is built from both files.
  * A run's core is started in its own process group; `term` and `kill` send
  * SIGTERM and SIGKILL to that group. As process 1 the agent never exits: on
  * `off`, or when it cannot go on, it powers the machine off.
@@ -50,10 +52,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "serial_proto.h"
+
 #define CORE_PATH "/rtbench-core"
-#define PROTOCOL_VERSION 1
 #define LINE_MAX_BYTES (256 * 1024)
-#define DATA_CHUNK 96
 #define MAX_ARGS 128
 
 static int serial_fd = -1;
@@ -74,113 +76,23 @@ static void write_all(const char *buf, size_t len)
 	}
 }
 
-static void put_str(const char *s)
-{
-	write_all(s, strlen(s));
-}
-
-static void put_encoded(const char *buf, size_t len)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	char out[3 * DATA_CHUNK];
-	size_t used = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)buf[i];
-		if (used + 3 > sizeof(out)) {
-			write_all(out, used);
-			used = 0;
-		}
-		if (c > ' ' && c <= '~' && c != '%') {
-			out[used++] = (char)c;
-		} else {
-			out[used++] = '%';
-			out[used++] = hex[c >> 4];
-			out[used++] = hex[c & 15];
-		}
-	}
-	write_all(out, used);
-}
-
-/* `#rtb <word> <encoded text>\n`, the text split into lines of DATA_CHUNK bytes. */
 static void put_chunks(const char *word, const char *buf, size_t len)
 {
-	do {
-		size_t n = len < DATA_CHUNK ? len : DATA_CHUNK;
-		put_str("#rtb ");
-		put_str(word);
-		put_str(" ");
-		put_encoded(buf, n);
-		put_str("\n");
-		buf += n;
-		len -= n;
-	} while (len > 0);
+	rtb_serial_put_chunks(write_all, word, buf, len);
 }
 
+/* `#rtb fail <err> <what>: <strerror(err)>`. */
 static void put_fail(int err, const char *what)
 {
-	char head[48];
-	snprintf(head, sizeof(head), "#rtb fail %d ", err);
-	put_str(head);
-	put_encoded(what, strlen(what));
-	put_str(": ");
-	put_encoded(strerror(err), strlen(strerror(err)));
-	put_str("\n");
+	rtb_serial_put_fail(write_all, err, what, strerror(err));
 }
 
 static void put_ready(void)
 {
 	struct utsname u;
-	char line[512];
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));
-	snprintf(line, sizeof(line), "#rtb ready %d ", PROTOCOL_VERSION);
-	put_str(line);
-	put_encoded(u.release, strlen(u.release));
-	put_str(" ");
-	put_encoded(u.machine, strlen(u.machine));
-	put_str("\n");
-}
-
-/* ---- decoding requests --------------------------------------------------- */
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-/* Decodes a percent-encoded field in place. */
-static void decode(char *s)
-{
-	char *out = s;
-	for (char *in = s; *in; in++) {
-		int hi, lo;
-		if (*in == '%' && (hi = hex_value(in[1])) >= 0 && (lo = hex_value(in[2])) >= 0) {
-			*out++ = (char)(hi * 16 + lo);
-			in += 2;
-		} else {
-			*out++ = *in;
-		}
-	}
-	*out = '\0';
-}
-
-/* Splits a request line into decoded fields; returns their count. */
-static int split(char *line, char **fields, int max)
-{
-	int n = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(line, " ", &save); tok && n < max;
-	     tok = strtok_r(NULL, " ", &save)) {
-		decode(tok);
-		fields[n++] = tok;
-	}
-	return n;
+	rtb_serial_put_ready(write_all, u.release, u.machine);
 }
 
 /* ---- the child: a core run or a short command --------------------------- */
@@ -329,9 +241,7 @@ static void reap_child(void)
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
 	if (child.timed_out)
 		code = 124; /* as timeout(1) says it */
-	char line[48];
-	snprintf(line, sizeof(line), "#rtb exit %d\n", code);
-	put_str(line);
+	rtb_serial_put_exit(write_all, code);
 	child.pid = -1;
 }
 
@@ -350,7 +260,7 @@ static void read_file(const char *path)
 		put_fail(errno, path);
 		return;
 	}
-	char buf[DATA_CHUNK];
+	char buf[RTB_SERIAL_DATA_CHUNK];
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
@@ -365,7 +275,7 @@ static void read_file(const char *path)
 		put_chunks("data", buf, (size_t)n);
 	}
 	close(fd);
-	put_str("#rtb done\n");
+	rtb_serial_put_done(write_all);
 }
 
 static void list_dir(const char *path)
@@ -382,7 +292,7 @@ static void list_dir(const char *path)
 		put_chunks("data", e->d_name, strlen(e->d_name));
 	}
 	closedir(dir);
-	put_str("#rtb done\n");
+	rtb_serial_put_done(write_all);
 }
 
 static void power_off(void)
@@ -399,7 +309,7 @@ static void handle_request(char *line)
 	char *f[MAX_ARGS + 2];
 	if (strncmp(line, "#rtb ", 5) != 0)
 		return; /* noise, e.g. an echo */
-	int n = split(line + 5, f, MAX_ARGS + 1);
+	int n = rtb_serial_split(line + 5, f, MAX_ARGS + 1);
 	if (n == 0)
 		return;
 	f[n] = NULL;
@@ -421,7 +331,7 @@ static void handle_request(char *line)
 	} else if (strcmp(f[0], "stat") == 0 && n == 2) {
 		struct stat st;
 		if (stat(f[1], &st) == 0)
-			put_str("#rtb done\n");
+			rtb_serial_put_done(write_all);
 		else
 			put_fail(errno, f[1]);
 	} else if (strcmp(f[0], "off") == 0) {

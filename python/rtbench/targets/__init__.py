@@ -9,9 +9,11 @@ on this machine now, for `rtbench targets`.
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 from rtbench.errors import UsageError
 from rtbench.targets.base import Deterministic, Target
@@ -57,51 +59,45 @@ KINDS: dict[str, Kind] = {
 }
 
 
-def _qemu_ready() -> str | None:
-    from rtbench.targets import qemu  # noqa: PLC0415 (QEMU's modules load only when used)
+def _emulated(
+    name: str, syntax: str, summary: str, needs: str, module: str, target_class: str
+) -> Kind:
+    """A kind whose module, rtbench.targets.<module> with its `ready()` and its
+    <target_class>, loads only when the kind is used (QEMU's modules are large)."""
 
-    return qemu.ready()
+    def loaded() -> ModuleType:
+        return importlib.import_module(f"rtbench.targets.{module}")
+
+    def ready() -> str | None:
+        reason: str | None = loaded().ready()
+        return reason
+
+    def make(spec: str, libc: str) -> Target:
+        target: Target = getattr(loaded(), target_class)(spec, libc=libc)
+        return target
+
+    return Kind(name, syntax, summary, needs, ready, make)
 
 
-def _qemu_make(spec: str, libc: str) -> Target:
-    from rtbench.targets.qemu import QemuTarget  # noqa: PLC0415
-
-    return QemuTarget(spec, libc=libc)
-
-
-KINDS["qemu"] = Kind(
+KINDS["qemu"] = _emulated(
     name="qemu",
     syntax="qemu:NAME[,cpus=N,memory=MiB,accel=kvm|tcg,icount=SHIFT,append=...]",
     summary="a Debian kernel booted under QEMU: debian-amd64, debian-rt-amd64, "
     "debian-arm64, debian-rt-arm64, debian-armhf, debian-rt-armhf",
     needs="qemu-system-x86 / qemu-system-arm, the cross compilers gcc-aarch64-linux-gnu and "
     "gcc-arm-linux-gnueabihf for ARM guests, gpgv, and the network on first use of a guest",
-    ready=_qemu_ready,
-    make=_qemu_make,
+    module="qemu",
+    target_class="QemuTarget",
 )
-
-
-def _freertos_ready() -> str | None:
-    from rtbench.targets import freertos  # noqa: PLC0415
-
-    return freertos.ready()
-
-
-def _freertos_make(spec: str, libc: str) -> Target:
-    from rtbench.targets.freertos import FreeRtosTarget  # noqa: PLC0415
-
-    return FreeRtosTarget(spec, libc=libc)
-
-
-KINDS["freertos"] = Kind(
+KINDS["freertos"] = _emulated(
     name="freertos",
     syntax="qemu:freertos-mps2-an385[,icount=SHIFT]",
     summary="FreeRTOS on an emulated Cortex-M3 board (QEMU's mps2-an385)",
     needs="a FreeRTOS-Kernel checkout in FREERTOS_KERNEL_PATH (https://github.com/FreeRTOS/"
     "FreeRTOS-Kernel, tag V11.1.0), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
     "qemu-system-arm",
-    ready=_freertos_ready,
-    make=_freertos_make,
+    module="freertos",
+    target_class="FreeRtosTarget",
 )
 
 LIBCS = ("glibc", "musl")

@@ -23,7 +23,6 @@ needed).
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import re
@@ -34,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rtbench import build
-from rtbench.errors import BuildError, UsageError
+from rtbench.errors import UsageError
 
 KERNEL_ENV = "FREERTOS_KERNEL_PATH"
 CONFIG_ENV = "RTBENCH_FREERTOS_CONFIG_DIR"
@@ -142,17 +141,7 @@ def kernel_checkout() -> KernelCheckout:
 def _picolibc_missing() -> bool:
     if shutil.which("arm-none-eabi-gcc") is None:
         return False  # the compiler is named first
-    try:
-        found = subprocess.run(
-            ["arm-none-eabi-gcc", "-print-file-name=picolibc.specs"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return True
-    return not Path(found).is_absolute()
+    return not Path(build.compiler_file("arm-none-eabi-gcc", "picolibc.specs")).is_absolute()
 
 
 def missing(root: Path, emulator: str | None) -> str | None:
@@ -241,20 +230,8 @@ def ensure_image(root: Path, board: str, say: Callable[[str], None]) -> Image:
         raise UsageError(f"The FreeRTOS image cannot be built: {problem}.")
     config = _config_dir()
     folder = build_dir(root, kernel, config, board)
-    elf = folder / image_name(board)
-    stamp_file = folder / ".rtbench-stamp"
-    log_file = folder / "build.log"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BuildError(f"Cannot create the build folder {folder}: {e.strerror}.") from None
-    with (folder / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        stamp = _stamp(root, config)
-        if elf.is_file() and stamp_file.is_file() and stamp_file.read_text() == stamp:
-            return Image(elf, kernel, config)
-        say(f"Building the FreeRTOS image for {board} (FreeRTOS {kernel.tag or '?'})...")
-        stamp_file.unlink(missing_ok=True)
+
+    def steps() -> list[list[str]]:
         configure = [
             "cmake",
             "-S",
@@ -269,22 +246,15 @@ def ensure_image(root: Path, board: str, say: Callable[[str], None]) -> Image:
         ]
         if config is not None:
             configure.append(f"-DRTB_FREERTOS_CONFIG_DIR={config}")
-        steps = [configure, ["cmake", "--build", str(folder), "-j", "2"]]
-        with log_file.open("w") as log:
-            for step in steps:
-                log.write("$ " + " ".join(step) + "\n")
-                log.flush()
-                try:
-                    done = subprocess.run(
-                        step, stdout=log, stderr=subprocess.STDOUT, timeout=900, check=False
-                    )
-                except (OSError, subprocess.TimeoutExpired) as e:
-                    raise BuildError(
-                        f"Building the FreeRTOS image failed ({e}); see {log_file}."
-                    ) from None
-                if done.returncode != 0:
-                    raise BuildError(f"Building the FreeRTOS image failed; see {log_file}.")
-        if not elf.is_file():
-            raise BuildError(f"The build did not produce {elf}; see {log_file}.")
-        stamp_file.write_text(stamp)
-        return Image(elf, kernel, config)
+        return [configure, ["cmake", "--build", str(folder), "-j", "2"]]
+
+    elf = build.cached_build(
+        folder,
+        folder / image_name(board),
+        lambda: _stamp(root, config),
+        steps,
+        lambda: say(f"Building the FreeRTOS image for {board} (FreeRTOS {kernel.tag or '?'})..."),
+        "the FreeRTOS image",
+        timeout=900,
+    )
+    return Image(elf, kernel, config)

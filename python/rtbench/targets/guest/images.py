@@ -28,7 +28,14 @@ from rtbench.paths import ROOT
 from rtbench.targets.guest import debian, initramfs
 
 GUEST_CORE_ENV = "RTBENCH_GUEST_CORE"
-AGENT_SOURCE = Path("ports") / "posix" / "guest" / "agent.c"
+# The agent's sources: its own, and the serial line protocol's part it shares
+# with the FreeRTOS image (ports/common, also its include folder)
+AGENT_COMMON = Path("ports") / "common"
+AGENT_SOURCES = (
+    Path("ports") / "posix" / "guest" / "agent.c",
+    AGENT_COMMON / "serial_proto.c",
+    AGENT_COMMON / "serial_proto.h",
+)
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _ELF_MAGIC = b"\x7fELF"
 # busybox applets linked in /bin: what the system probes may run on a target
@@ -165,9 +172,9 @@ def _digest(*parts: bytes) -> str:
 
 def build_agent(guest: Guest, say: Callable[[str], None]) -> Path:
     """The static guest agent for the guest's architecture (cached by source hash)."""
-    source = ROOT / AGENT_SOURCE
-    text = source.read_bytes()
-    out = debian.cache_dir() / "agents" / f"agent-{guest.machine}-{_digest(text)}"
+    sources = [ROOT / path for path in AGENT_SOURCES]
+    digest = _digest(*(path.read_bytes() for path in sources))
+    out = debian.cache_dir() / "agents" / f"agent-{guest.machine}-{digest}"
     if out.is_file():
         return out
     if shutil.which(guest.cross_cc) is None:
@@ -178,9 +185,10 @@ def build_agent(guest: Guest, say: Callable[[str], None]) -> Path:
     say(f"Building the guest agent for {guest.machine}...")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f"{out.name}.{os.getpid()}.tmp")
-    flags = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-static"]
+    flags = ["-std=gnu11", "-O2", "-Wall", "-Wextra", "-static", f"-I{ROOT / AGENT_COMMON}"]
+    compiled = [str(path) for path in sources if path.suffix == ".c"]
     done = subprocess.run(
-        [guest.cross_cc, *flags, "-o", str(tmp), str(source)],
+        [guest.cross_cc, *flags, "-o", str(tmp), *compiled],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
