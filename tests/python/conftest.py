@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from rtbench import build, system
+from rtbench import build, system, targets
+from rtbench import cli as rtbench_cli
 from rtbench.paths import ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -105,3 +106,32 @@ def fake_core_env(core_binary: Path, mode: str, target: str = "") -> dict[str, s
         "FAKECORE_MODE": mode,
         "FAKECORE_TARGET": target,
     }
+
+
+@dataclass(frozen=True)
+class _BoardTarget:
+    """A target of a kind that --trace cannot trace (only what the CLI reads before
+    any target is opened)."""
+
+    spec: str
+    kind: str = "board"
+
+
+def run_with_untraceable_kind(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    """`rtbench ARGS` run here, with a target kind `board:NAME` registered for the test:
+    every target rtbench has can be traced, so this one stands for a kind that cannot.
+    (exit status, standard output, standard error)."""
+    kind = targets.Kind(
+        name="board",
+        syntax="board:NAME",
+        summary="a kind --trace cannot trace",
+        needs="nothing",
+        ready=lambda: None,
+        make=lambda spec, _libc: _BoardTarget(spec),  # type: ignore[arg-type,return-value]
+    )
+    monkeypatch.setitem(targets.KINDS, "board", kind)
+    status = rtbench_cli.main(list(args))
+    said = capsys.readouterr()
+    return status, said.out, said.err

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import cli
+from conftest import run_with_untraceable_kind
 from rtbench.targets.qemu_monitor import Monitor, MonitorError
 from rtbench.trace import exec_log, path_render
 from rtbench.trace.path_hook import pick_typical, summarise, worst_line
@@ -240,14 +240,17 @@ def test_the_monitor_runs_commands_and_reports_refusals(tmp_path: Path) -> None:
         Monitor(tmp_path / "absent.sock").command("log none")
 
 
-def test_trace_on_a_target_it_cannot_trace_is_refused_in_one_sentence(tmp_path: Path) -> None:
-    done = cli(
-        "run", "--trace", "--target", "qemu:debian-amd64", "--only", "sem.wait.block",
-        "--out", str(tmp_path / "r"), cwd=tmp_path,
+def test_trace_on_a_target_it_cannot_trace_is_refused_in_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _out, err = run_with_untraceable_kind(
+        monkeypatch, capsys,
+        "run", "--trace", "--target", "board:x", "--only", "sem.wait.block",
+        "--out", str(tmp_path / "r"),
     )  # fmt: skip
-    assert done.returncode == 2
-    assert "--trace works on this machine" in done.stderr and "qemu:debian-amd64" in done.stderr
-    assert "Traceback" not in done.stderr and not (tmp_path / "r").exists()
+    assert status == 2
+    assert "--trace works on this machine" in err and "board:x" in err
+    assert "Traceback" not in err and not (tmp_path / "r").exists()
 
 
 def test_the_report_block_shows_both_paths_side_by_side() -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conftest import cli
+from conftest import cli, run_with_untraceable_kind
 from rtbench import records
 from rtbench.paths import ROOT
 from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
@@ -244,13 +244,17 @@ def test_connection_gone_at_the_end_says_what_may_be_left() -> None:
     assert access.close() is None  # once
 
 
-def test_target_that_cannot_be_traced_is_refused_in_one_sentence(tmp_path: Path) -> None:
-    done = cli(
-        "run", "--trace", "--target", "qemu:debian-amd64", "--only", "timer.periodic.latency",
-        cwd=tmp_path,
+def test_target_that_cannot_be_traced_is_refused_in_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status, _out, err = run_with_untraceable_kind(
+        monkeypatch, capsys,
+        "run", "--trace", "--target", "board:x", "--only", "timer.periodic.latency",
     )  # fmt: skip
-    assert done.returncode == 2
-    lines = [x for x in done.stderr.splitlines() if x.strip()]
-    assert len(lines) == 1, done.stderr
-    assert "over SSH" in lines[0] and "not on qemu:debian-amd64" in lines[0]
+    assert status == 2
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    assert "over SSH" in lines[0] and "QEMU Debian guests" in lines[0]
+    assert "not on board:x" in lines[0]
     assert not (tmp_path / "results").exists()

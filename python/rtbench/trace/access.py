@@ -6,9 +6,10 @@ The hook (trace.hook) does the same steps on every Linux target: open tracefs an
 rtbench's own instance, configure it, start it before each unit with sync markers,
 stop it after with more sync markers, read the per-CPU statistics and the trace,
 and close it on every exit path. `TracefsAccess` is those steps. `LocalTracefs`
-does them on this machine's files (trace.tracefs); `SshTracefs`
-(trace.ssh_tracefs) does them with one shell script per step over an SSH target's
-connection.
+does them on this machine's files (trace.tracefs); `ShellTracefs`
+(trace.shell_tracefs) does them with one shell script per step on another machine,
+run over an SSH target's connection (trace.ssh_tracefs) or by a QEMU guest's agent
+(trace.guest_tracefs).
 
 A sync reading ties the machine's CLOCK_MONOTONIC to the trace clock: here, a
 marker written between two monotonic reads; on a remote machine (whose monotonic
@@ -56,7 +57,7 @@ class TracefsAccess(Protocol):
 
     @property
     def where(self) -> str:
-        """ "local" or "ssh"."""
+        """ "local", "ssh" or "guest"."""
         ...
 
     @property

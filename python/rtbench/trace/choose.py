@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """Which trace `rtbench run --trace` takes on a target.
 
-On Linux, on this machine or on a machine reached over SSH, a kernel trace
-(trace.hook, through tracefs's files here or shell scripts over the connection
-there: trace.access); on an emulated RTOS board, the code path of the kept samples
-(trace.path_hook, QEMU's execution log). Other targets cannot be traced yet, which
-is said before anything is booted.
+On Linux, on this machine, on a machine reached over SSH or in a QEMU Debian
+guest, a kernel trace (trace.hook, through tracefs's files here, or shell scripts
+run over the connection or by the guest's agent there: trace.access,
+trace.shell_tracefs); on an emulated RTOS board, the code path of the kept
+samples (trace.path_hook, QEMU's execution log). Other targets cannot be traced
+yet, which is said before anything is booted.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import os
 from rtbench.errors import UsageError
 from rtbench.hooks import RunHook
 from rtbench.targets.base import ExecLogged, Target
+from rtbench.targets.qemu_base import QemuBase
 from rtbench.targets.ssh import SshTarget
 from rtbench.trace.access import LocalTracefs
+from rtbench.trace.guest_tracefs import GUEST_BUFFER_KB, guest_tracefs
 from rtbench.trace.hook import TraceHook
 from rtbench.trace.path_hook import PathTraceHook
 from rtbench.trace.ssh_tracefs import SshTracefs
@@ -26,11 +29,11 @@ def prepare(target: Target) -> None:
     """Before `open`: refuse a target that cannot be traced, or ask it for what tracing needs."""
     if isinstance(target, ExecLogged):
         target.use_exec_log()
-    elif target.kind not in ("local", "ssh"):
+    elif target.kind not in ("local", "ssh", "qemu"):
         raise UsageError(
-            f"--trace works on this machine and on Linux machines over SSH (a kernel trace) "
-            f"and on emulated RTOS boards (qemu:freertos-..., the code path), not on "
-            f"{target.spec} yet."
+            f"--trace works on this machine, on Linux machines over SSH and in QEMU Debian "
+            f"guests (a kernel trace) and on emulated RTOS boards (qemu:freertos-..., the "
+            f"code path), not on {target.spec} yet."
         )
 
 
@@ -58,6 +61,9 @@ def hooks(target: Target, cpus: tuple[int, ...]) -> list[RunHook]:
                 "there (connect as root@...)."
             )
         return [TraceHook(SshTracefs(target.link, target.spec), cpus=cpus)]
+    if isinstance(target, QemuBase):
+        # a Debian guest: its agent runs as root, and tracefs is mounted at boot
+        return [TraceHook(guest_tracefs(target), buffer_kb=GUEST_BUFFER_KB, cpus=cpus)]
     if os.geteuid() != 0:
         raise UsageError("--trace needs root: it sets up a tracefs instance of its own.")
     return [TraceHook(LocalTracefs(), cpus=cpus)]

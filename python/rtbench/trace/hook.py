@@ -10,8 +10,11 @@ the explanation of each worst and median sample, and the line for the maximum. T
 instance is removed, and a tracefs rtbench mounted unmounted, on every exit path:
 `stop()` runs from the runner's `finally` and from an atexit hook.
 
-The same hook traces this machine and an SSH target: it reaches tracefs through a
-trace.access.TracefsAccess (files here, shell scripts over the connection there).
+The same hook traces this machine, an SSH target and a QEMU Debian guest: it reaches
+tracefs through a trace.access.TracefsAccess (files here, shell scripts run over the
+connection or by the guest's agent there). Each unit's entry says how large its
+trace file is and how long reading it took (`file_bytes`, `read_s`): over a guest's
+serial line that is seconds.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import atexit
 import contextlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -172,7 +176,9 @@ class TraceHook:
         }
         name = f"{self._index:02d}-{unit.name}.txt.gz"
         dest = ctx.out_dir / TRACE_DIR / name
+        began = time.monotonic()
         access.read_trace(dest)
+        read_s = time.monotonic() - began
 
         measured = set(self._cpus or (ctx.cpu,))
         markers: dict[int, int] = {}
@@ -203,6 +209,8 @@ class TraceHook:
         cmap = clockmap.fit(access.clock, points, nominal, pairs, hz)
         info: dict[str, Any] = {
             "file": f"{TRACE_DIR}/{name}",
+            "file_bytes": dest.stat().st_size,
+            "read_s": round(read_s, 3),
             "events": count[0],
             "lost_events": sum(lost.values()),
             "lost_by_cpu": {str(k): v for k, v in lost.items()},

@@ -38,7 +38,8 @@ AGENT_SOURCES = (
 )
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _ELF_MAGIC = b"\x7fELF"
-# busybox applets linked in /bin: what the system probes may run on a target
+# busybox applets linked in /bin: what the system probes and --trace's scripts
+# (trace.shell_tracefs) may run on a target
 APPLETS = (
     "sh",
     "cat",
@@ -59,6 +60,10 @@ APPLETS = (
     "ps",
     "dmesg",
     "mount",
+    "umount",
+    "mkdir",
+    "rmdir",
+    "gzip",
     "id",
     "true",
 )

@@ -362,6 +362,41 @@ class LinkSource:
             code = 128 - code  # killed by a signal, as a shell reports it
         return code, b"".join(e.data for e in events if e.kind == "data")
 
+    def stream(
+        self, argv: Sequence[str], out: IO[bytes], timeout_s: float = COMMAND_TIMEOUT_S
+    ) -> tuple[int, str]:
+        """Run a command on the target, its standard output written to `out` as it
+        comes (not held here): (exit status, its error lines). 127: missing, 124: out
+        of time (the agent kills it). TargetLost when the line closes or the agent
+        stops answering."""
+        timeout_ms = str(max(int(timeout_s * 1000), 1))
+        wait_s = timeout_s + REQUEST_TIMEOUT_S
+        said: list[str] = []
+        link = self._link
+        with link.busy:
+            link.drain()
+            if link.closed is not None or not link.send(request_line("exec", timeout_ms, *argv)):
+                raise TargetLost(link.closed or "the serial line is closed")
+            end_by = time.monotonic() + wait_s
+            while True:
+                left = end_by - time.monotonic()
+                if left <= 0:
+                    raise TargetLost(f"the agent did not answer within {wait_s:.0f} s")
+                event = link.next_event(min(left, 1.0))
+                if event is None:
+                    continue
+                if event.kind == "data":
+                    out.write(event.data)
+                elif event.kind == "err":
+                    said.append(event.text)
+                elif event.kind == "exit":
+                    code = event.code if event.code >= 0 else 128 - event.code
+                    return code, "\n".join(said)
+                elif event.kind == "fail":
+                    return 127, "\n".join([*said, event.text])
+                elif event.kind == "closed":
+                    raise TargetLost(event.text)
+
     def run(self, argv: Sequence[str], timeout_s: float = 1.0) -> str | None:
         """The output of a short command on the target, or None (missing, failed, too slow)."""
         timeout_ms = str(max(int(timeout_s * 1000), 1))
