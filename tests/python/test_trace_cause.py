@@ -21,6 +21,7 @@ import pytest
 
 from conftest import RunCli
 from rtbench import records
+from traced import timer_trace
 
 HERE = Path(__file__).parent
 BURN_US, PERIOD_US = 2000, 50_000
@@ -56,16 +57,6 @@ def _traced_run(
     return data, burns
 
 
-def _latency_trace(data: dict[str, Any]) -> dict[str, Any]:
-    for s in data["scenarios"]:
-        for r in s["records"]:
-            if r["type"] == "result" and r["scenario"] == "timer.periodic.latency":
-                assert "trace" in r, "the traced run explained nothing"
-                trace: dict[str, Any] = r["trace"]
-                return trace
-    raise AssertionError("no timer.periodic.latency result")
-
-
 def _named(sample: dict[str, Any], pid: int) -> float | None:
     for c in sample.get("causes", []):
         if c["label"] == f"task rtb-disturb:{pid}":
@@ -79,7 +70,7 @@ def test_known_disturbance_is_named_with_its_time(run_cli: RunCli, tmp_path: Pat
     lengths = [b - a for a, b in burns["burns"]]
     assert len(lengths) >= 20, "the helper did not run"
     burn_ns = statistics.median(lengths)
-    trace = _latency_trace(data)
+    trace = timer_trace(data)
     worst = [s for s in trace["samples"] if s["kind"] == "worst" and s.get("covered")]
     assert worst, trace
     named = [(s, _named(s, burns["pid"])) for s in worst]
@@ -102,7 +93,7 @@ def test_disturbance_elsewhere_is_not_named(run_cli: RunCli, tmp_path: Path) -> 
     cpu = (os.cpu_count() or 2) - 1
     data, burns = _traced_run(run_cli, tmp_path, cpu, 0, "elsewhere")
     assert len(burns["burns"]) >= 20, "the helper did not run"
-    trace = _latency_trace(data)
+    trace = timer_trace(data)
     covered = [s for s in trace["samples"] if s.get("covered")]
     assert covered, trace
     for sample in covered:

@@ -15,18 +15,18 @@ import gzip
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import pytest
 
 from conftest import cli
-from rtbench import records
 from rtbench.targets.guest import debian, images
 from rtbench.targets.qemu import QemuTarget
 from rtbench.trace import shell_tracefs
 from rtbench.trace.guest_tracefs import GUEST_BUFFER_KB, guest_tracefs
 from rtbench.trace.shell_tracefs import ShellTracefs
 from rtbench.trace.tracefs import TraceError
+from traced import remote_traced_run, timer_trace
 
 SPEC = "qemu:debian-amd64"
 SHORT = (
@@ -63,16 +63,6 @@ def _ours(target: QemuTarget) -> list[str]:
     return sorted(n for n in names if n.startswith("rtbench-"))
 
 
-def _timer_trace(data: dict[str, Any]) -> dict[str, Any]:
-    for s in data["scenarios"]:
-        for r in s["records"]:
-            if r["type"] == "result" and r["scenario"] == "timer.periodic.latency":
-                assert "trace" in r, "the traced run explained nothing"
-                trace: dict[str, Any] = r["trace"]
-                return trace
-    raise AssertionError("no timer.periodic.latency result")
-
-
 @pytest.mark.slow
 def test_traced_run_in_a_guest_explains_its_samples(tmp_path: Path) -> None:
     _usable()
@@ -80,17 +70,9 @@ def test_traced_run_in_a_guest_explains_its_samples(tmp_path: Path) -> None:
         "run", "--target", SPEC, "--trace", *SHORT, "--out", "res", cwd=tmp_path, timeout=900,
         env={"RTBENCH_LOCK_DIR": str(tmp_path)},
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert f"on {SPEC}, clock" in done.stderr
-    assert "Kernel trace of the worst samples" in done.stdout
     out = tmp_path / "res"
-    data = json.loads((out / "results.json").read_text())
-    records.validate(data, "results")
-    cond = data["run"]["conditions"]["trace"]
-    assert cond["traced"] is True
+    data, cond = remote_traced_run(done, out, SPEC, "guest")
     access = cond["access"]
-    assert access["where"] == "guest" and access["target"] == SPEC
-    assert "/proc/timer_list" in access["sync_method"]
     assert "no guard" in access["removal"] and "initramfs" in access["removal"]
     assert access["instance_path"] == f"{TRACEFS}/instances/{cond['instance']}"
     assert access["compressed_on_target"] is True  # busybox gzip is in the initramfs
@@ -106,7 +88,7 @@ def test_traced_run_in_a_guest_explains_its_samples(tmp_path: Path) -> None:
     assert cmap["trace_clock"] == cond["clock"]
     assert cmap["sync_points"] == 10  # five readings before the unit, five after
     assert cmap["mono_method"] == "markers"
-    trace = _timer_trace(data)
+    trace = timer_trace(data)
     assert trace["line"] and trace["file"] == unit["file"]
     assert any(s.get("covered") for s in trace["samples"])
     assert all(s["line"] for s in trace["samples"])

@@ -20,17 +20,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conftest import cli, run_with_untraceable_kind
-from rtbench import records
 from rtbench.paths import ROOT
 from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
 from rtbench.trace import tracefs
 from rtbench.trace.ssh_tracefs import SshTracefs
 from sshd_netns import NamespaceSshd, why_unusable
+from traced import remote_traced_run, timer_trace
 
 MOUNT = Path("/sys/kernel/tracing")
 SHORT = (
@@ -86,16 +85,6 @@ def _start(server: NamespaceSshd, tmp_path: Path, *args: str) -> subprocess.Pope
     )
 
 
-def _timer_trace(data: dict[str, Any]) -> dict[str, Any]:
-    for s in data["scenarios"]:
-        for r in s["records"]:
-            if r["type"] == "result" and r["scenario"] == "timer.periodic.latency":
-                assert "trace" in r, "the traced run explained nothing"
-                trace: dict[str, Any] = r["trace"]
-                return trace
-    raise AssertionError("no timer.periodic.latency result")
-
-
 def test_traced_run_over_ssh_explains_and_leaves_tracefs_as_it_was(
     sshd: NamespaceSshd, watched: Path, tmp_path: Path
 ) -> None:
@@ -104,18 +93,8 @@ def test_traced_run_over_ssh_explains_and_leaves_tracefs_as_it_was(
         "run", "--target", sshd.spec(), "--trace", *SHORT, "--set", "duration_ms=1000",
         "--out", "res", cwd=tmp_path, env=_env(sshd, tmp_path), timeout=300,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert f"on {sshd.spec()}, clock" in done.stderr
-    assert "Kernel trace of the worst samples" in done.stdout
     out = tmp_path / "res"
-    data = json.loads((out / "results.json").read_text())
-    records.validate(data, "results")
-    cond = data["run"]["conditions"]["trace"]
-    assert cond["traced"] is True
-    access = cond["access"]
-    assert access["where"] == "ssh" and access["target"] == sshd.spec()
-    assert "/proc/timer_list" in access["sync_method"]
-    assert access["instance_path"].endswith(f"/instances/{cond['instance']}")
+    data, cond = remote_traced_run(done, out, sshd.spec(), "ssh")
     # the target is in its own mount namespace: rtbench mounted tracefs there
     assert cond["mounted_by_rtbench"] is True
     unit = cond["units"]["timer.periodic.latency"]
@@ -124,7 +103,7 @@ def test_traced_run_over_ssh_explains_and_leaves_tracefs_as_it_was(
     assert cmap["trace_clock"] == cond["clock"]
     assert cmap["sync_points"] == 10  # five readings before the unit, five after
     assert cmap["counter_method"] in ("identity", "clock_pairs")
-    trace = _timer_trace(data)
+    trace = timer_trace(data)
     assert trace["line"] and trace["file"] == unit["file"]
     covered = [s for s in trace["samples"] if s.get("covered")]
     assert covered and all(s["line"] for s in trace["samples"])

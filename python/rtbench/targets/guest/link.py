@@ -21,7 +21,7 @@ import collections
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -190,14 +190,14 @@ class Link:
                 self._events.put(event)
                 return
 
-    def reply(self, line: bytes, timeout_s: float = REQUEST_TIMEOUT_S) -> list[Event]:
-        """Send a request and collect its reply up to `done`, `fail` or `exit`.
+    def replies(self, line: bytes, timeout_s: float = REQUEST_TIMEOUT_S) -> Iterator[Event]:
+        """Send a request and yield its reply's events as they come, the last one
+        `done`, `fail` or `exit` (the line is held until that one is yielded).
         Raises TargetLost when the line closes or nothing answers in time."""
         with self.busy:
             self.drain()
             if self.closed is not None or not self.send(line):
                 raise TargetLost(self.closed or "the serial line is closed")
-            events: list[Event] = []
             end_by = time.monotonic() + timeout_s
             while True:
                 left = end_by - time.monotonic()
@@ -208,9 +208,14 @@ class Link:
                     continue
                 if event.kind == "closed":
                     raise TargetLost(event.text)
-                events.append(event)
                 if event.kind in ("done", "fail", "exit"):
-                    return events
+                    break
+                yield event
+        yield event  # the last one, with the line free again
+
+    def reply(self, line: bytes, timeout_s: float = REQUEST_TIMEOUT_S) -> list[Event]:
+        """Send a request and collect its reply up to `done`, `fail` or `exit`."""
+        return list(self.replies(line, timeout_s))
 
 
 class LinkStream:
@@ -370,32 +375,19 @@ class LinkSource:
         of time (the agent kills it). TargetLost when the line closes or the agent
         stops answering."""
         timeout_ms = str(max(int(timeout_s * 1000), 1))
-        wait_s = timeout_s + REQUEST_TIMEOUT_S
         said: list[str] = []
-        link = self._link
-        with link.busy:
-            link.drain()
-            if link.closed is not None or not link.send(request_line("exec", timeout_ms, *argv)):
-                raise TargetLost(link.closed or "the serial line is closed")
-            end_by = time.monotonic() + wait_s
-            while True:
-                left = end_by - time.monotonic()
-                if left <= 0:
-                    raise TargetLost(f"the agent did not answer within {wait_s:.0f} s")
-                event = link.next_event(min(left, 1.0))
-                if event is None:
-                    continue
-                if event.kind == "data":
-                    out.write(event.data)
-                elif event.kind == "err":
-                    said.append(event.text)
-                elif event.kind == "exit":
-                    code = event.code if event.code >= 0 else 128 - event.code
-                    return code, "\n".join(said)
-                elif event.kind == "fail":
-                    return 127, "\n".join([*said, event.text])
-                elif event.kind == "closed":
-                    raise TargetLost(event.text)
+        request = request_line("exec", timeout_ms, *argv)
+        for event in self._link.replies(request, timeout_s=timeout_s + REQUEST_TIMEOUT_S):
+            if event.kind == "data":
+                out.write(event.data)
+            elif event.kind == "err":
+                said.append(event.text)
+            elif event.kind == "exit":
+                code = event.code if event.code >= 0 else 128 - event.code
+                return code, "\n".join(said)
+            elif event.kind == "fail":
+                return 127, "\n".join([*said, event.text])
+        return 127, "\n".join(said)  # a reply ended by `done`: no command ran
 
     def run(self, argv: Sequence[str], timeout_s: float = 1.0) -> str | None:
         """The output of a short command on the target, or None (missing, failed, too slow)."""
