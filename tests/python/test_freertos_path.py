@@ -12,6 +12,7 @@ are missing."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ def _run(out: Path, *extra: str) -> tuple[dict[str, Any], str]:
     data = json.loads((out / RESULTS_FILE).read_text())
     records.validate(data, "results")
     assert isinstance(data, dict)
+    data["_dir"] = str(out)  # where it is stored, for the tests that read it again
     return data, done.stdout
 
 
@@ -121,3 +123,29 @@ def test_tracing_leaves_deterministic_figures_unchanged(runs: list[Any]) -> None
     (traced, _), _, (plain, _) = runs
     assert _stats(traced) == _stats(plain)
     assert "path_trace" not in (plain["run"].get("conditions") or {})
+
+
+def test_code_paths_export_for_perfetto_and_not_as_ctf(runs: list[Any], tmp_path: Path) -> None:
+    (data, _), _, _ = runs
+    out = Path(data["_dir"])
+    ctf = cli("trace", "export", str(out), "--format", "ctf", cwd=tmp_path)
+    assert ctf.returncode == 2
+    assert "code paths of an emulated board" in ctf.stderr and "Traceback" not in ctf.stderr
+    done = cli("trace", "export", str(out), "--format", "perfetto", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    exported = json.loads(Path(done.stdout.strip()).read_text())
+    assert "one instruction" in exported["otherData"]["time_axis"]
+    events = exported["traceEvents"]
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    typical = _results(data)["acquire"]["path"]["typical"]
+    label = next(
+        k
+        for k, v in tracks.items()
+        if v.startswith("sem.wait.block acquire")
+        and f" {typical['kind']} #{typical['rank']} ({typical['value']}:" in v
+    )
+    slices = [e for e in events if e["ph"] == "X" and (e["pid"], e["tid"]) == label]
+    # back to back, and as long as the sample's instructions
+    assert sum(e["dur"] for e in slices) == typical["instructions"]
+    assert all(a["ts"] + a["dur"] == b["ts"] for a, b in itertools.pairwise(slices))
+    assert {"vPortEnterCritical", "xQueueSemaphoreTake"} <= {e["name"] for e in slices}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rtbench.errors import UsageError
-from rtbench.trace import ctf, perfetto
+from rtbench.trace import ctf, path_export, perfetto
 from rtbench.trace.stored import load_traced
 
 FORMATS = ("perfetto", "ctf")
@@ -32,8 +32,19 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    traced = load_traced(args.path)
     root = args.path if args.path.is_dir() else args.path.parent
+    if path_export.has_paths(args.path):
+        if args.format != "perfetto":
+            raise UsageError(
+                f"{root} holds the code paths of an emulated board, not a kernel trace: "
+                "export them with --format perfetto."
+            )
+        dest = args.out or root / "trace" / "paths.perfetto.json"
+        _check_parent(dest)
+        path_export.export(args.path, dest)
+        sys.stdout.write(f"{dest}\n")
+        return 0
+    traced = load_traced(args.path)
     if args.format == "perfetto":
         dest = args.out or root / "trace" / "perfetto.json"
         _check_parent(dest)

@@ -187,12 +187,14 @@ class CodePath:
     calls: dict[str, int]  # entries per function, in order of first entry
     by_function: dict[str, int]  # instructions per function
     handlers: tuple[str, ...]  # exception handlers entered, in order
+    runs: tuple[tuple[str, int], ...]  # (function, instructions) in order, merged
 
 
 def analyse(window: Window, symbols: Symbols) -> CodePath:
     sequence: list[str] = []
     calls: dict[str, int] = {}
     by_function: dict[str, int] = {}
+    runs: list[list[Any]] = []  # [function, instructions], consecutive blocks merged
     instructions = unknown = 0
     for pc, n in window.blocks:
         if n == 0:
@@ -207,7 +209,18 @@ def analyse(window: Window, symbols: Symbols) -> CodePath:
         instructions += n
         owner = symbols.name_at(pc)
         by_function[owner] = by_function.get(owner, 0) + n
+        if runs and runs[-1][0] == owner and name is None:
+            runs[-1][1] += n
+        else:
+            runs.append([owner, n])
     handlers = tuple(s for s in sequence if s in symbols.handlers)
     return CodePath(
-        instructions, len(window.blocks), unknown, tuple(sequence), calls, by_function, handlers
+        instructions,
+        len(window.blocks),
+        unknown,
+        tuple(sequence),
+        calls,
+        by_function,
+        handlers,
+        tuple((str(f), int(n)) for f, n in runs),
     )

@@ -261,6 +261,8 @@ def _sample(
             "calls": p.calls,
             "instructions_by_function": dict(sorted(p.by_function.items(), key=lambda kv: -kv[1])),
             "handlers": list(p.handlers),
+            # what ran, in order: [function, instructions], a new entry at each call
+            "timeline": [list(r) for r in p.runs],
         }
     )
     return found

@@ -42,6 +42,11 @@ def load_traced(path: Path) -> TracedRun:
     root = path if path.is_dir() else path.parent
     condition = (doc.run.conditions or {}).get("trace")
     if not isinstance(condition, dict) or not condition.get("traced"):
+        if (doc.run.conditions or {}).get("path_trace"):
+            raise UsageError(
+                f"{root} holds the code paths of an emulated board, not a kernel trace: "
+                "they are in its results.json (`path`) and trace/*.paths.json."
+            )
         raise UsageError(f"{root} holds a run made without --trace; there is no trace to export.")
     units: list[TracedUnit] = []
     for outcome in doc.scenarios:

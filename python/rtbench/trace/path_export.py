@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The code paths of a run traced on an emulated board, as a Chrome trace-event
+JSON file that Perfetto's UI opens.
+
+One process per unit, one track per kept sample (the typical and worst first,
+then the others), and on each track the functions the sample ran through, in
+order, as back-to-back slices. The time axis counts instructions: one
+microsecond on it is one instruction (the file says so in `otherData`), so a
+slice's length is the instructions spent in that function before the path
+left it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rtbench.errors import UsageError
+from rtbench.results import ResultsDocument, load
+from rtbench.trace.stored import write_json
+
+
+def _samples(detail: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    found = []
+    for metric in detail.get("metrics", []):
+        params = metric.get("params") or {}
+        where = " ".join(f"{k}={v}" for k, v in params.items())
+        name = f"{metric['scenario']} {metric['metric']}" + (f" [{where}]" if where else "")
+        for s in metric.get("samples", []):
+            if s.get("found") and s.get("timeline"):
+                found.append((name, s))
+    return found
+
+
+def build(doc: ResultsDocument, root: Path) -> dict[str, Any]:
+    condition = (doc.run.conditions or {}).get("path_trace") or {}
+    meta: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    for pid, (unit, info) in enumerate((condition.get("units") or {}).items(), start=1):
+        path = root / str(info.get("file", ""))
+        try:
+            detail = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a unit whose paths were not written (a lost unit)
+        meta.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": unit}})
+        for tid, (name, s) in enumerate(_samples(detail), start=1):
+            label = f"{name} {s['kind']} #{s['rank']} ({s['value']}: {s['instructions']} insns)"
+            meta.append(
+                {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
+                 "args": {"name": label}}
+            )  # fmt: skip
+            at = 0
+            for function, n in s["timeline"]:
+                out.append(
+                    {"name": function, "cat": "handler" if function in s["handlers"] else
+                     "function", "ph": "X", "ts": at, "dur": n, "pid": pid, "tid": tid}
+                )  # fmt: skip
+                at += n
+    if not out:
+        raise UsageError("The run's code paths hold no sample that was found in the log.")
+    return {
+        "traceEvents": meta + out,
+        "displayTimeUnit": "ns",
+        "otherData": {
+            "tool": "rtbench",
+            "run": doc.run.id,
+            "time_axis": "instructions: 1 us on this timeline is one instruction",
+            "ns_per_instruction": _ns_per_instruction(condition),
+        },
+    }
+
+
+def _ns_per_instruction(condition: dict[str, Any]) -> int | None:
+    shift = condition.get("icount_shift")
+    return None if shift is None else 2 ** int(shift)
+
+
+def has_paths(path: Path) -> bool:
+    """Whether the run stored at `path` holds code paths (and no kernel trace)."""
+    doc = load(path)
+    conditions = doc.run.conditions or {}
+    return bool((conditions.get("path_trace") or {}).get("traced")) and not conditions.get("trace")
+
+
+def export(path: Path, dest: Path) -> Path:
+    root = path if path.is_dir() else path.parent
+    write_json(dest, build(load(path), root))
+    return dest
