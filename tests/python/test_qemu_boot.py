@@ -35,24 +35,12 @@ from rtbench.hooks import HookContext
 from rtbench.paths import ROOT
 from rtbench.progress import Progress
 from rtbench.results import RESULTS_FILE, ScenarioOutcome
-from rtbench.targets.guest import debian, images
 from rtbench.targets.qemu import QemuTarget
+from traced import usable_guest
 
 pytestmark = pytest.mark.slow
 
 VERDICTS = ["sem.behavior.release_order", "mut.behavior.pi"]
-
-
-def _usable(name: str) -> images.Guest:
-    guest = images.GUESTS[name]
-    missing = images.missing_tools(guest)
-    if missing:
-        pytest.skip(f"the {name} guest needs {', '.join(missing)}")
-    try:
-        debian.ensure_kernel(guest.meta_package, guest.deb_arch, lambda _t: None)
-    except debian.PackageError as e:
-        pytest.skip(f"no kernel for {name}: {e}")
-    return guest
 
 
 def _qemu_left(marker: Path) -> list[str]:
@@ -81,7 +69,7 @@ def _schema_check(folder: Path) -> dict[str, Any]:
 def test_a_guest_boots_and_passes_both_verdicts(
     name: str, machine: str, rt: bool, tmp_path: Path
 ) -> None:
-    _usable(name)
+    usable_guest(name)
     out = tmp_path / "out"
     temp = tmp_path / "tmp"
     temp.mkdir()
@@ -150,7 +138,7 @@ class _KillQemu:
 def test_killing_qemu_mid_scenario_is_lost_and_the_run_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _usable("debian-amd64")
+    usable_guest("debian-amd64")
     if shutil.which("pgrep") is None:
         pytest.skip("pgrep is missing (procps)")
     temp = tmp_path / "tmp"

@@ -20,13 +20,12 @@ from typing import IO
 import pytest
 
 from conftest import cli
-from rtbench.targets.guest import debian, images
 from rtbench.targets.qemu import QemuTarget
 from rtbench.trace import shell_tracefs
 from rtbench.trace.guest_tracefs import GUEST_BUFFER_KB, guest_tracefs
 from rtbench.trace.shell_tracefs import ShellTracefs
 from rtbench.trace.tracefs import TraceError
-from traced import remote_traced_run, timer_trace
+from traced import remote_traced_run, timer_trace, usable_guest
 
 SPEC = "qemu:debian-amd64"
 SHORT = (
@@ -36,20 +35,9 @@ SHORT = (
 TRACEFS = "/sys/kernel/tracing"
 
 
-def _usable() -> None:
-    guest = images.GUESTS["debian-amd64"]
-    missing = images.missing_tools(guest)
-    if missing:
-        pytest.skip(f"the debian-amd64 guest needs {', '.join(missing)}")
-    try:
-        debian.ensure_kernel(guest.meta_package, guest.deb_arch, lambda _t: None)
-    except debian.PackageError as e:
-        pytest.skip(f"no kernel for debian-amd64: {e}")
-
-
 @pytest.fixture
 def guest() -> Iterator[QemuTarget]:
-    _usable()
+    usable_guest("debian-amd64")
     target = QemuTarget(SPEC)
     try:
         target.open(lambda _t: None)
@@ -65,7 +53,7 @@ def _ours(target: QemuTarget) -> list[str]:
 
 @pytest.mark.slow
 def test_traced_run_in_a_guest_explains_its_samples(tmp_path: Path) -> None:
-    _usable()
+    usable_guest("debian-amd64")
     done = cli(
         "run", "--target", SPEC, "--trace", *SHORT, "--out", "res", cwd=tmp_path, timeout=900,
         env={"RTBENCH_LOCK_DIR": str(tmp_path)},

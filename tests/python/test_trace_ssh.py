@@ -29,7 +29,7 @@ from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
 from rtbench.trace import tracefs
 from rtbench.trace.ssh_tracefs import SshTracefs
 from sshd_netns import NamespaceSshd, why_unusable
-from traced import remote_traced_run, timer_trace
+from traced import remote_traced_run, timer_trace, tracefs_mounted
 
 MOUNT = Path("/sys/kernel/tracing")
 SHORT = (
@@ -54,16 +54,8 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamespaceSshd]:
 @pytest.fixture
 def watched() -> Iterator[Path]:
     """tracefs mounted here for the test (unmounted after when it was not mounted)."""
-    mounted_here = tracefs._mounted_at() is None
-    if mounted_here:
-        subprocess.run(["mount", "-t", "tracefs", "nodev", str(MOUNT)], check=True, timeout=10)
-    root = tracefs._mounted_at()
-    assert root is not None
-    try:
+    with tracefs_mounted() as root:
         yield root
-    finally:
-        if mounted_here:
-            subprocess.run(["umount", str(root)], check=True, timeout=10)
 
 
 def _env(server: NamespaceSshd, tmp_path: Path) -> dict[str, str]:

@@ -27,6 +27,7 @@ import pytest
 from rtbench import build
 from rtbench.paths import ROOT
 from rtbench.trace import tracefs
+from traced import tracefs_mounted
 
 MOUNT = Path("/sys/kernel/tracing")
 
@@ -92,11 +93,12 @@ def _core_pid(parent: int) -> int | None:
 @contextlib.contextmanager
 def _user_tracefs() -> Iterator[None]:
     """tracefs mounted and set up the way a user might have it; undone afterwards."""
-    mounted_here = tracefs._mounted_at() is None
-    if mounted_here:
-        subprocess.run(["mount", "-t", "tracefs", "nodev", str(MOUNT)], check=True, timeout=10)
-    root = tracefs._mounted_at()
-    assert root is not None
+    with tracefs_mounted() as root, _user_settings(root):
+        yield
+
+
+@contextlib.contextmanager
+def _user_settings(root: Path) -> Iterator[None]:
     clock = (root / "trace_clock").read_text().split("[")[1].split("]")[0]
     size = (root / "buffer_size_kb").read_text().split()[0]
     switch = root / "events/sched/sched_switch/enable"
@@ -114,8 +116,6 @@ def _user_tracefs() -> Iterator[None]:
         switch.write_text(enabled)
         (root / "buffer_size_kb").write_text(size)
         (root / "trace_clock").write_text(clock)
-        if mounted_here:
-            subprocess.run(["umount", str(root)], check=True, timeout=10)
 
 
 def test_unmounted_tracefs_is_mounted_for_the_run_only(tmp_path: Path) -> None:

@@ -1,14 +1,20 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What the tests of `rtbench run --trace` on different targets read alike."""
+"""What the tests of `rtbench run --trace` on different targets share."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rtbench import records
+from rtbench.targets.guest import debian, images
+from rtbench.trace import tracefs
 
 
 def timer_trace(data: dict[str, Any]) -> dict[str, Any]:
@@ -39,3 +45,34 @@ def remote_traced_run(
     assert "/proc/timer_list" in access["sync_method"]
     assert access["instance_path"].endswith(f"/instances/{cond['instance']}")
     return data, cond
+
+
+@contextlib.contextmanager
+def tracefs_mounted() -> Iterator[Path]:
+    """Where tracefs is mounted, mounting it for the test when it was not (and
+    unmounting it afterwards then)."""
+    mounted_here = tracefs._mounted_at() is None
+    if mounted_here:
+        subprocess.run(
+            ["mount", "-t", "tracefs", "nodev", str(tracefs.DEFAULT_MOUNT)], check=True, timeout=10
+        )
+    root = tracefs._mounted_at()
+    assert root is not None
+    try:
+        yield root
+    finally:
+        if mounted_here:
+            subprocess.run(["umount", str(root)], check=True, timeout=10)
+
+
+def usable_guest(name: str) -> images.Guest:
+    """The Debian guest `name`, or the test skipped with what it lacks."""
+    guest = images.GUESTS[name]
+    missing = images.missing_tools(guest)
+    if missing:
+        pytest.skip(f"the {name} guest needs {', '.join(missing)}")
+    try:
+        debian.ensure_kernel(guest.meta_package, guest.deb_arch, lambda _t: None)
+    except debian.PackageError as e:
+        pytest.skip(f"no kernel for {name}: {e}")
+    return guest
