@@ -77,6 +77,13 @@ class PathTraceHook:
             f"({len(self._symbols.names)} functions in {fw.elf.name}; instruction counts "
             f"{exact})."
         )
+        if log.icount is None:
+            ctx.warn(
+                "--trace without --deterministic: logging slows the emulator while the "
+                "board's timers follow the host's clock, so this run's figures are disturbed "
+                "and its instruction counts may be off by a block at each end; add "
+                "--deterministic for exact counts and undisturbed figures."
+            )
 
     def before_unit(self, unit: CoreScenario) -> list[str]:
         log, ctx = self._log, self._ctx
