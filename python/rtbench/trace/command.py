@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rtbench.errors import UsageError
+from rtbench.results import load
 from rtbench.trace import ctf, path_export, perfetto
 from rtbench.trace.stored import load_traced
 
@@ -33,7 +34,8 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     root = args.path if args.path.is_dir() else args.path.parent
-    if path_export.has_paths(args.path):
+    doc = load(args.path)
+    if path_export.has_paths(doc):
         if args.format != "perfetto":
             raise UsageError(
                 f"{root} holds the code paths of an emulated board, not a kernel trace: "
@@ -41,10 +43,10 @@ def run(args: argparse.Namespace) -> int:
             )
         dest = args.out or root / "trace" / "paths.perfetto.json"
         _check_parent(dest)
-        path_export.export(args.path, dest)
+        path_export.export(doc, root, dest)
         sys.stdout.write(f"{dest}\n")
         return 0
-    traced = load_traced(args.path)
+    traced = load_traced(args.path, doc)
     if args.format == "perfetto":
         dest = args.out or root / "trace" / "perfetto.json"
         _check_parent(dest)

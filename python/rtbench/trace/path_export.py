@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rtbench.errors import UsageError
-from rtbench.results import ResultsDocument, load
+from rtbench.results import ResultsDocument
 from rtbench.trace.stored import write_json
 
 
@@ -76,14 +76,13 @@ def _ns_per_instruction(condition: dict[str, Any]) -> int | None:
     return None if shift is None else 2 ** int(shift)
 
 
-def has_paths(path: Path) -> bool:
-    """Whether the run stored at `path` holds code paths (and no kernel trace)."""
-    doc = load(path)
+def has_paths(doc: ResultsDocument) -> bool:
+    """Whether the run holds code paths (and no kernel trace)."""
     conditions = doc.run.conditions or {}
     return bool((conditions.get("path_trace") or {}).get("traced")) and not conditions.get("trace")
 
 
-def export(path: Path, dest: Path) -> Path:
-    root = path if path.is_dir() else path.parent
-    write_json(dest, build(load(path), root))
+def export(doc: ResultsDocument, root: Path, dest: Path) -> Path:
+    """Write the code paths of `doc`, stored in the folder `root`, to `dest`."""
+    write_json(dest, build(doc, root))
     return dest

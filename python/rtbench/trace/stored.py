@@ -36,17 +36,13 @@ class TracedRun:
         return read_events(unit.file)
 
 
-def load_traced(path: Path) -> TracedRun:
-    """The traced run stored in `path`; UsageError when it holds no trace."""
-    doc = load(path)
+def load_traced(path: Path, doc: ResultsDocument | None = None) -> TracedRun:
+    """The traced run stored in `path` (its results already read: `doc`); UsageError
+    when it holds no kernel trace."""
+    doc = doc if doc is not None else load(path)
     root = path if path.is_dir() else path.parent
     condition = (doc.run.conditions or {}).get("trace")
     if not isinstance(condition, dict) or not condition.get("traced"):
-        if (doc.run.conditions or {}).get("path_trace"):
-            raise UsageError(
-                f"{root} holds the code paths of an emulated board, not a kernel trace: "
-                "they are in its results.json (`path`) and trace/*.paths.json."
-            )
         raise UsageError(f"{root} holds a run made without --trace; there is no trace to export.")
     units: list[TracedUnit] = []
     for outcome in doc.scenarios:
