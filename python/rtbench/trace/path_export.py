@@ -18,15 +18,14 @@ from typing import Any
 
 from rtbench.errors import UsageError
 from rtbench.results import ResultsDocument
+from rtbench.trace.render import metric_name
 from rtbench.trace.stored import write_json
 
 
 def _samples(detail: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     found = []
     for metric in detail.get("metrics", []):
-        params = metric.get("params") or {}
-        where = " ".join(f"{k}={v}" for k, v in params.items())
-        name = f"{metric['scenario']} {metric['metric']}" + (f" [{where}]" if where else "")
+        name = metric_name(metric)
         for s in metric.get("samples", []):
             if s.get("found") and s.get("timeline"):
                 found.append((name, s))

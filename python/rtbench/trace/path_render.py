@@ -16,6 +16,7 @@ from typing import Any
 
 from rtbench.report.page import table
 from rtbench.results import ResultsDocument
+from rtbench.trace.render import metric_name
 
 KEY = "path_trace"
 SEQUENCE_LIMIT = 200  # functions of a sequence shown before "..."
@@ -33,10 +34,7 @@ def paths(doc: ResultsDocument) -> Iterator[tuple[str, Mapping[str, Any]]]:
         for record in outcome.of_type("result"):
             found = record.get("path")
             if isinstance(found, Mapping):
-                params = record.get("params") or {}
-                where = " ".join(f"{k}={v}" for k, v in params.items())
-                name = f"{record['scenario']} {record['metric']}"
-                yield (f"{name} [{where}]" if where else name), found
+                yield metric_name(record), found
 
 
 def _how(condition: Mapping[str, Any]) -> str:

@@ -21,16 +21,21 @@ def traced(doc: ResultsDocument) -> Mapping[str, Any] | None:
     return found if isinstance(found, Mapping) and found.get("traced") else None
 
 
+def metric_name(record: Mapping[str, Any]) -> str:
+    """`scenario metric [k=v ...]` of a result record (or of anything with those keys)."""
+    params = record.get("params") or {}
+    where = " ".join(f"{k}={v}" for k, v in params.items())
+    name = f"{record['scenario']} {record['metric']}"
+    return f"{name} [{where}]" if where else name
+
+
 def explained_metrics(doc: ResultsDocument) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(metric name, its `trace` object) for every result record that has one."""
     for outcome in doc.scenarios:
         for record in outcome.of_type("result"):
             trace = record.get("trace")
             if isinstance(trace, Mapping) and trace.get("line"):
-                params = record.get("params") or {}
-                where = " ".join(f"{k}={v}" for k, v in params.items())
-                name = f"{record['scenario']} {record['metric']}"
-                yield (f"{name} [{where}]" if where else name), trace
+                yield metric_name(record), trace
 
 
 def lost_events(condition: Mapping[str, Any]) -> int:
