@@ -98,12 +98,6 @@ static void unlock(void)
 	xSemaphoreGive(write_lock);
 }
 
-void frt_console_err(const char *text)
-{
-	/* From any context, fatal ones included: no lock taken. */
-	rtb_serial_put_chunks(board_console_write, "err", text, rtb_strlen(text));
-}
-
 static void put_fail(int err, const char *text)
 {
 	lock();

@@ -30,7 +30,7 @@ struct rtb_irq {
 
 static struct rtb_irq *volatile sources[BOARD_TIMERS];
 
-void rtb_freertos_timer_isr(unsigned n)
+void rtb_fw_timer_isr(unsigned n)
 {
 	struct rtb_irq *irq = n < BOARD_TIMERS ? sources[n] : NULL;
 

@@ -223,6 +223,10 @@ bool rtb_port_stop_requested(void)
 	return frt_stop;
 }
 
+/* FreeRTOS's heap_4 memory (configAPPLICATION_ALLOCATED_HEAP), in the
+ * board's large RAM (the linker script's .heap section). */
+uint8_t ucHeap[configTOTAL_HEAP_SIZE] __attribute__((section(".heap"), aligned(8)));
+
 /* ---- kernel hooks ------------------------------------------------------------ */
 
 void vApplicationTickHook(void);
@@ -238,7 +242,7 @@ void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
 
 	(void)task;
 	rtb_fmt(line, sizeof(line), "stack overflow in task %s", name != NULL ? name : "?");
-	rtb_freertos_fatal(line, 0);
+	rtb_fw_fatal(line, 0);
 }
 
 void rtb_freertos_assert_failed(const char *file, int line)
@@ -246,19 +250,5 @@ void rtb_freertos_assert_failed(const char *file, int line)
 	char text[160];
 
 	rtb_fmt(text, sizeof(text), "FreeRTOS assertion failed at %s:%d", file, line);
-	rtb_freertos_fatal(text, 0);
-}
-
-void rtb_freertos_fatal(const char *what, uint32_t value)
-{
-	char text[200];
-
-	(void)cm_irq_save();
-	if (value != 0)
-		rtb_fmt(text, sizeof(text), "%s 0x%08lx", what, (unsigned long)value);
-	else
-		rtb_fmt(text, sizeof(text), "%s", what);
-	frt_console_err(text);
-	for (;;)
-		__asm volatile("wfi");
+	rtb_fw_fatal(text, 0);
 }

@@ -4,6 +4,7 @@
 #define RTB_PORT_FREERTOS_H
 
 #include "FreeRTOS.h"
+#include "board.h"
 #include "rtb_port.h"
 #include "task.h"
 
@@ -29,12 +30,7 @@ TickType_t frt_ticks_ceil(uint64_t ns);
 void frt_counter_restart(void);
 /* Set by the console task on `#rtb term` / `#rtb kill`. */
 extern volatile bool frt_stop;
-/* One `#rtb err <text>` line, straight to the UART (any context). */
-void frt_console_err(const char *text);
 /* The console protocol (console.c): the ready line, and the tasks. */
 void frt_console_start(void);
-
-/* A fatal error: one `#rtb err` line, then the board stops (never returns). */
-void rtb_freertos_fatal(const char *what, uint32_t value);
 
 #endif /* RTB_PORT_FREERTOS_H */

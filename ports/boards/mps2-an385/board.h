@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What a board gives the FreeRTOS port: its console UART, its free-running
- * counter, its timers for the interrupt source, and a reset. One board
- * folder implements it (boards/<board>/board.c).
+ * What a board gives every firmware port (FreeRTOS and the other RTOSes on
+ * it): its console UART, its free-running counter, its timers for the
+ * interrupt source, and a reset. One board folder implements it
+ * (ports/boards/<board>/board.c), for every RTOS.
+ *
+ * What the board needs from the RTOS port, in return: the header
+ * rtb_fw_rtos.h (the names of the RTOS's own exception handlers the vector
+ * table installs, the interrupt priority from which the RTOS may be called,
+ * and RTB_FW_ISR_ENTER()/RTB_FW_ISR_EXIT() for the console's receive
+ * interrupt: empty for an RTOS that needs nothing, uC/OS-III's
+ * OSIntEnter/OSIntExit), and rtb_fw_timer_isr() below.
  */
 #ifndef RTB_BOARD_H
 #define RTB_BOARD_H
@@ -25,9 +33,15 @@ void board_console_write(const char *buf, size_t len);
  * BOARD_COUNTER_HZ, then every `ticks` when periodic, else once. */
 void board_timer_start(unsigned n, uint32_t ticks, int periodic);
 void board_timer_stop(unsigned n);
+void board_reset(void);
+
+/* ---- supplied by the RTOS port ------------------------------------------- */
+
 /* Called by the board's interrupt handler of timer n, after it cleared the
  * interrupt (the port's interrupt source). */
-void rtb_freertos_timer_isr(unsigned n);
-void board_reset(void);
+void rtb_fw_timer_isr(unsigned n);
+/* A fatal error: one `#rtb err` line, then the board stops (never
+ * returns). The architecture folder implements it (fault.c). */
+void rtb_fw_fatal(const char *what, uint32_t value);
 
 #endif /* RTB_BOARD_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Cortex-M (ARMv7-M) plumbing shared by every board of the FreeRTOS port:
+ * Cortex-M (ARMv7-M) plumbing shared by every Cortex-M board and firmware port:
  * interrupt masking, the NVIC, the system reset request, and the 64-bit
  * extension of a board's 32-bit down-counter. Only compiler headers: the
  * core's freestanding build reads it through rtb_port_inline.h.

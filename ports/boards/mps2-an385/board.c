@@ -6,8 +6,8 @@
  */
 #include "board.h"
 
-#include "FreeRTOSConfig.h"
 #include "cm.h"
+#include "rtb_fw_rtos.h"
 
 /* CMSDK UART registers */
 #define UART_DATA 0x00u
@@ -36,13 +36,10 @@
 #define DUAL_CTRL_32BIT 0x02u
 #define DUAL_CTRL_EN 0x80u
 
-/* Interrupt priorities: both may call FreeRTOS FromISR functions. The timer
- * is the more urgent: it is what the interrupt scenarios measure. */
-#define PRIO_TIMER configMAX_SYSCALL_INTERRUPT_PRIORITY
-#define PRIO_UART (configMAX_SYSCALL_INTERRUPT_PRIORITY + 0x20u)
-
-/* FreeRTOS's heap_4 memory (configAPPLICATION_ALLOCATED_HEAP). */
-uint8_t ucHeap[configTOTAL_HEAP_SIZE] __attribute__((section(".heap"), aligned(8)));
+/* Interrupt priorities: both may call the RTOS from their handlers. The
+ * timer is the more urgent: it is what the interrupt scenarios measure. */
+#define PRIO_TIMER RTB_FW_IRQ_PRIO
+#define PRIO_UART (RTB_FW_IRQ_PRIO + 0x20u)
 
 static void (*rx_byte)(uint8_t);
 static uint8_t timer_periodic[BOARD_TIMERS];
@@ -85,12 +82,14 @@ void board_console_write(const char *buf, size_t len)
 void board_uart0_rx_handler(void);
 void board_uart0_rx_handler(void)
 {
+	RTB_FW_ISR_ENTER();
 	CM_REG(BOARD_UART0_BASE + UART_INT) = UART_INT_RX;
 	while (CM_REG(BOARD_UART0_BASE + UART_STATE) & UART_STATE_RXFULL) {
 		uint8_t b = (uint8_t)CM_REG(BOARD_UART0_BASE + UART_DATA);
 		if (rx_byte != NULL)
 			rx_byte(b);
 	}
+	RTB_FW_ISR_EXIT();
 }
 
 void board_timer_start(unsigned n, uint32_t ticks, int periodic)
@@ -121,7 +120,7 @@ static void timer_handler(unsigned n)
 	if (!timer_periodic[n])
 		CM_REG(base + TIMER_CTRL) = 0;
 	CM_REG(base + TIMER_INT) = 1;
-	rtb_freertos_timer_isr(n);
+	rtb_fw_timer_isr(n);
 }
 
 void board_timer0_handler(void);

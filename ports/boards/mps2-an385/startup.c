@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mps2-an385 startup: the vector table (at 0x0, where the board boots) and
- * the reset handler that sets up RAM and calls main(). FreeRTOS's own
- * handlers are installed directly in the table, as its Cortex-M3 port
- * checks at start.
+ * the reset handler that sets up RAM and calls main(). The RTOS's own
+ * handlers (SVCall, PendSV, SysTick; named by the port's rtb_fw_rtos.h)
+ * are installed directly in the table: FreeRTOS's Cortex-M3 port checks
+ * that at start.
  */
 #include <stdint.h>
+
+#include "rtb_fw_rtos.h"
 
 extern uint32_t __stack_top, __data_load, __data_start, __data_end, __bss_start, __bss_end;
 
@@ -13,9 +16,9 @@ int main(void);
 void reset_handler(void);
 void cm_fault_handler(void);
 void cm_unexpected_handler(void);
-void vPortSVCHandler(void);
-void xPortPendSVHandler(void);
-void xPortSysTickHandler(void);
+void RTB_FW_SVC_HANDLER(void);
+void RTB_FW_PENDSV_HANDLER(void);
+void RTB_FW_SYSTICK_HANDLER(void);
 void board_uart0_rx_handler(void);
 void board_timer0_handler(void);
 void board_timer1_handler(void);
@@ -32,10 +35,10 @@ __attribute__((section(".vectors"), used)) static const vector vectors[16 + EXTE
 	[4] = cm_fault_handler, /* MemManage */
 	[5] = cm_fault_handler, /* BusFault */
 	[6] = cm_fault_handler, /* UsageFault */
-	[11] = vPortSVCHandler,
+	[11] = RTB_FW_SVC_HANDLER,
 	[12] = cm_unexpected_handler, /* DebugMon */
-	[14] = xPortPendSVHandler,
-	[15] = xPortSysTickHandler,
+	[14] = RTB_FW_PENDSV_HANDLER,
+	[15] = RTB_FW_SYSTICK_HANDLER,
 	[16 + 0] = board_uart0_rx_handler,
 	[16 + 1] = cm_unexpected_handler,
 	[16 + 8] = board_timer0_handler,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mps2-an385 (ARM's Cortex-M3 FPGA image on the MPS2 board, as QEMU models
- * it): the facts the port and FreeRTOSConfig.h need, and the register map of
+ * it): the facts the firmware ports and their RTOS configurations need, and the register map of
  * the CMSDK peripherals it uses. Plain macros: the core's freestanding
  * build reads this header through the counter read.
  */
@@ -12,7 +12,7 @@
 #define BOARD_CPU "cortex-m3"
 #define BOARD_CPU_HZ 25000000u /* SYSCLK: core and APB peripherals */
 
-/* FreeRTOS's heap: the board's 16 MiB PSRAM at 0x21000000 (the linker
+/* The RTOS heap: the board's 16 MiB PSRAM at 0x21000000 (the linker
  * script's .heap); code runs from SSRAM1, data and stacks of the startup
  * in SSRAM2/3. */
 #define BOARD_HEAP_BYTES (16u * 1024u * 1024u)

@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: Apache-2.0
+# Firmware images: one RTOS port on one board, written once for every RTOS.
+#
+# A firmware port's port.cmake builds its kernel as a library and calls
+#   rtb_add_firmware(<rtos> KERNEL <kernel library>
+#                    SOURCES <the port's files> INCLUDES <its include folders>)
+# which builds rtbench-<rtos>-<board>.elf from the core and scenarios, the
+# port, the shared serial protocol (ports/common), the board
+# (ports/boards/<board>/board.cmake) and its architecture
+# (ports/arch/<arch>/arch.cmake). RTB_BOARD chooses the board.
+set(RTB_BOARD "mps2-an385" CACHE STRING "Board folder under ports/boards/")
+
+function(rtb_add_firmware rtos)
+  cmake_parse_arguments(PARSE_ARGV 1 fw "" "KERNEL" "SOURCES;INCLUDES")
+  set(board_dir ${PROJECT_SOURCE_DIR}/ports/boards/${RTB_BOARD})
+  if(NOT EXISTS ${board_dir}/board.cmake)
+    message(FATAL_ERROR "RTB_BOARD=${RTB_BOARD}: no ports/boards/${RTB_BOARD}/board.cmake")
+  endif()
+  include(${board_dir}/board.cmake)
+  set(arch_dir ${PROJECT_SOURCE_DIR}/ports/arch/${RTB_BOARD_ARCH})
+  include(${arch_dir}/arch.cmake)
+  set(port_dir ${PROJECT_SOURCE_DIR}/ports/${rtos})
+  set(common_dir ${PROJECT_SOURCE_DIR}/ports/common)
+  set(includes ${fw_INCLUDES} ${port_dir} ${arch_dir} ${board_dir})
+
+  rtb_add_core(${rtos} ${port_dir})
+  target_include_directories(rtb_core_${rtos} PUBLIC ${arch_dir} ${board_dir})
+  target_compile_definitions(rtb_core_${rtos} PRIVATE RTB_BUILD_STATIC=1)
+
+  add_library(rtb_port_${rtos} STATIC ${fw_SOURCES}
+    ${common_dir}/ipc_none.c ${common_dir}/serial_proto.c ${common_dir}/error_text.c
+    ${RTB_ARCH_SOURCES} ${RTB_BOARD_SOURCES})
+  target_include_directories(rtb_port_${rtos} PUBLIC ${includes})
+  target_include_directories(rtb_port_${rtos} PRIVATE ${common_dir})
+  target_compile_options(rtb_port_${rtos} PRIVATE ${RTB_WARNINGS})
+  target_compile_definitions(rtb_port_${rtos} PRIVATE RTB_BUILD_LIBC="${RTB_BUILD_LIBC}")
+  target_link_libraries(rtb_port_${rtos} PUBLIC rtb_core_${rtos} ${fw_KERNEL})
+
+  set(image rtbench-${rtos}-${RTB_BOARD})
+  add_executable(${image} ${port_dir}/main.c)
+  set_target_properties(${image} PROPERTIES SUFFIX ".elf"
+    LINK_DEPENDS ${RTB_BOARD_LINKER_SCRIPT})
+  target_compile_options(${image} PRIVATE ${RTB_WARNINGS})
+  target_link_options(${image} PRIVATE -nostartfiles -T${RTB_BOARD_LINKER_SCRIPT}
+    -Wl,--gc-sections -Wl,-Map=${CMAKE_BINARY_DIR}/${image}.map)
+  target_link_libraries(${image} PRIVATE
+    -Wl,--start-group rtb_scenarios_${rtos} rtb_core_${rtos} rtb_port_${rtos} ${fw_KERNEL}
+    -Wl,--end-group)
+endfunction()
