@@ -342,7 +342,7 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     chosen = [
         targets.parse(spec, libc=args.libc, deterministic=args.deterministic) for spec in specs
     ]
-    runplan.precheck(args, [t.kind for t in chosen])
+    runplan.precheck(args, chosen)
     if args.trace:
         for target in chosen:
             trace_choose.prepare(target)
@@ -403,11 +403,11 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
             "measured (see `rtbench list`)."
         )
 
-    plan = runplan.prepare(args, core_catalog, selection, cpu, target.kind)
+    plan = runplan.prepare(args, core_catalog, selection, cpu, target.runs_here)
     trace_hooks = trace_choose.hooks(target, (cpu, *plan.measure.cpus)) if args.trace else []
 
     locks: list[CpuLock] = []  # held until this function returns
-    if target.kind == "local":
+    if target.runs_here:
         # Two runs measuring on one CPU of this machine would disturb each other.
         locks = [CpuLock(c) for c in sorted({cpu, *plan.measure.cpus})]
         for lock in locks:  # every measured CPU
@@ -444,7 +444,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         measure=plan.measure,
     )
     count = sum(1 for u in selection.units if u.name != runner.CALIBRATION)
-    where = "" if target.kind == "local" else f"target {target.spec}, "
+    where = "" if target.runs_here else f"target {target.spec}, "
     progress.message(
         f"rtbench run: {where}profile {args.profile}, CPU {cpu}, the calibration and {count} "
         f"more scenario(s); results in {out}"
@@ -526,14 +526,8 @@ def cmd_system(args: argparse.Namespace) -> int:
     if args.json:
         data: dict[str, Any] = {"snapshot": snap, "caveats": cavs}
         sys.stdout.write(json.dumps(data, indent=1, default=str) + "\n")
-    elif "freertos" in snap:
-        from rtbench.targets import freertos  # noqa: PLC0415 (loads only when used)
-
-        sys.stdout.write(freertos.render(snap))
-        for c in cavs:
-            sys.stdout.write(f"  {c.get('severity', 'info')}: {c.get('message', '')}\n")
     else:
-        text = system.render(snap, cavs)
+        text = target.render_snapshot(snap, cavs)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
 

@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rtbench import load, measure, requirements, system
 from rtbench.catalog import CoreScenario, Selection, merged
@@ -21,6 +21,9 @@ from rtbench.errors import UsageError
 from rtbench.hooks import RunHook
 from rtbench.requirements import Requirement
 from rtbench.results import ResultsDocument, ScenarioOutcome, read_samples, write_document
+
+if TYPE_CHECKING:
+    from rtbench.targets.base import Target
 
 
 def add_arguments(run: argparse.ArgumentParser) -> None:
@@ -110,7 +113,7 @@ def _one_unit_doc(outcome: ScenarioOutcome) -> Any:
     return _Doc()
 
 
-def precheck(args: argparse.Namespace, kinds: Sequence[str]) -> None:
+def precheck(args: argparse.Namespace, chosen: Sequence[Target]) -> None:
     """What can be checked before any target is opened: the expressions, the
     duration, the load kinds and tools, and what a remote target cannot do yet."""
     requirements.gather(args.require, args.require_file)
@@ -120,7 +123,7 @@ def precheck(args: argparse.Namespace, kinds: Sequence[str]) -> None:
         measure.parse_duration(args.length, "--length")
     if args.load is not None:
         load.check_tools(load.parse_kinds(args.load), load.Tools.find())
-    remote = [k for k in kinds if k != "local"]
+    remote = [t.kind for t in chosen if not t.runs_here]
     if remote and args.load is not None:
         raise UsageError(
             f"--load runs its tools on this machine, so it works with the local target "
@@ -138,12 +141,12 @@ def prepare(
     core_catalog: Sequence[CoreScenario],
     selection: Selection,
     cpu: int,
-    kind: str = "local",
+    runs_here: bool = True,
 ) -> Plan:
     """Check every option of this module before the run; UsageError otherwise."""
     usable = tuple(system.usable_cpus())
     cpus: tuple[int, ...] = ()
-    if args.cpus is not None and kind == "local":
+    if args.cpus is not None and runs_here:
         cpus = measure.parse_cpus(args.cpus, usable)
     elif args.cpus is not None:
         # another machine's CPUs: the core refuses one it does not have

@@ -115,6 +115,10 @@ class _BoardTarget:
 
     spec: str
     kind: str = "board"
+    runs_here: bool = False
+
+    def tracing(self) -> None:
+        return None
 
 
 def run_with_untraceable_kind(

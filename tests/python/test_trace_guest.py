@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """`rtbench run --trace` in a QEMU Debian guest: the tracefs scripts run by the
-guest's agent on its serial line (trace.guest_tracefs).
+guest's agent on its serial line (targets.guest.tracefs).
 
 A short traced run of timer.periodic.latency (the quick profile, one second) must
 explain its samples as an SSH target's does; in a guest booted here, the instance
@@ -20,9 +20,9 @@ from typing import IO
 import pytest
 
 from conftest import cli
+from rtbench.targets.guest.tracefs import GUEST_BUFFER_KB, guest_tracefs
 from rtbench.targets.qemu import QemuTarget
 from rtbench.trace import shell_tracefs
-from rtbench.trace.guest_tracefs import GUEST_BUFFER_KB, guest_tracefs
 from rtbench.trace.shell_tracefs import ShellTracefs
 from rtbench.trace.tracefs import TraceError
 from traced import remote_traced_run, timer_trace, usable_guest

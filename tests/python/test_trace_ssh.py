@@ -26,8 +26,8 @@ import pytest
 from conftest import cli, run_with_untraceable_kind
 from rtbench.paths import ROOT
 from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
+from rtbench.targets.ssh_tracefs import SshTracefs
 from rtbench.trace import tracefs
-from rtbench.trace.ssh_tracefs import SshTracefs
 from sshd_netns import NamespaceSshd, why_unusable
 from traced import remote_traced_run, timer_trace, tracefs_mounted
 

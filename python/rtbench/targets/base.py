@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from rtbench.transport import Transport
 
 if TYPE_CHECKING:
-    from rtbench.targets.qemu_exec_log import ExecLog
+    from rtbench.hooks import RunHook
 
 Say = Callable[[str], None]
 
@@ -47,11 +47,49 @@ class Tuning(Protocol):
         ...
 
 
+class Tracing(Protocol):
+    """What `rtbench run --trace` takes on a target, offered by the target itself:
+    a kernel trace through tracefs on Linux (here, over SSH, in a guest), the code
+    path of the kept samples on an emulated RTOS board."""
+
+    @property
+    def deadline_factor(self) -> float:
+        """How much longer a unit may take while traced (1.0: no longer)."""
+        ...
+
+    def prepare(self) -> None:
+        """Before `open`: ask the target for what tracing needs (a monitor socket)."""
+        ...
+
+    def hooks(self, cpus: tuple[int, ...]) -> list[RunHook]:
+        """After `open`: the run hooks that trace (`cpus`: the CPUs the run measures
+        on). UsageError in one sentence when the opened target cannot be traced
+        (no root there)."""
+        ...
+
+
 class Target(Protocol):
     """One machine under test."""
 
     spec: str  # as the user wrote it: "local", "ssh://user@host:port", "qemu:debian-amd64"
     kind: str  # "local", "ssh", "qemu", ...
+    # The core runs on this machine's own OS: its CPUs are this machine's
+    # (--cpus all, the CPU locks that keep two runs apart) and so is --load.
+    runs_here: bool
+
+    def shares_host_cpus(self) -> bool:
+        """Whether the figures depend on what else runs on this machine's CPUs: this
+        machine itself, and emulators unless their clock follows instructions.
+        Targets that do not may be measured side by side."""
+        ...
+
+    def tracing(self) -> Tracing | None:
+        """What --trace takes on this target; None when it cannot be traced."""
+        ...
+
+    def render_snapshot(self, snap: dict[str, Any], cavs: list[dict[str, str]]) -> str:
+        """`rtbench system` for this target: its snapshot and caveats as text."""
+        ...
 
     def open(self, say: Say) -> None:
         """Build or pick the core, deploy it, boot or connect. Raises RtbenchError
@@ -99,18 +137,4 @@ class Deterministic(Protocol):
     def use_deterministic(self) -> None:
         """Switch deterministic mode on before `open`; UsageError when the spec
         asked for something it cannot go with."""
-        ...
-
-
-@runtime_checkable
-class ExecLogged(Protocol):
-    """A target whose emulator can log the code it executes (`rtbench run --trace`
-    on an emulated RTOS board: rtbench.trace.path_hook)."""
-
-    def use_exec_log(self) -> None:
-        """Ask, before `open`, for a machine whose execution log can be switched."""
-        ...
-
-    def exec_log(self) -> ExecLog:
-        """After `open`: the switch of the running machine's execution log."""
         ...

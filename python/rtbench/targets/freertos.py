@@ -37,7 +37,7 @@ from rtbench.errors import UsageError
 from rtbench.paths import ROOT
 from rtbench.system.model import SNAPSHOT_VERSION
 from rtbench.targets import freertos_image
-from rtbench.targets.base import Say
+from rtbench.targets.base import Say, Tracing
 from rtbench.targets.guest.machine import icount_option
 from rtbench.targets.qemu_base import (
     GuestError,
@@ -237,6 +237,20 @@ class FreeRtosTarget(QemuBase):
             Firmware(self.image.path, board.nm, board.vector_table),
             self.icount,
         )
+
+    def shares_host_cpus(self) -> bool:
+        # under -icount the board's counters follow its instructions, not the host
+        return self.icount is None
+
+    def tracing(self) -> Tracing | None:
+        from rtbench.targets.tracing import CodePathTracing  # noqa: PLC0415
+
+        return CodePathTracing(self.use_exec_log, self.exec_log)
+
+    def render_snapshot(self, snap: dict[str, Any], cavs: list[dict[str, str]]) -> str:
+        lines = [render(snap)]
+        lines += [f"  {c.get('severity', 'info')}: {c.get('message', '')}\n" for c in cavs]
+        return "".join(lines)
 
     def use_deterministic(self) -> None:
         """--deterministic: -icount with DETERMINISTIC_SHIFT unless the spec gave one."""

@@ -16,7 +16,7 @@ from typing import Any
 from rtbench import build, system
 from rtbench.errors import UsageError
 from rtbench.paths import ROOT
-from rtbench.targets.base import Say
+from rtbench.targets.base import Say, Tracing
 from rtbench.transport import LocalProcess, Transport
 from rtbench.tuning import HostTuning
 
@@ -57,6 +57,7 @@ class LocalTarget:
     """This machine."""
 
     kind = "local"
+    runs_here = True
 
     def __init__(self, spec: str = "local", libc: str = "glibc") -> None:
         self.spec = spec
@@ -100,6 +101,18 @@ class LocalTarget:
 
     def recover(self, say: Say) -> bool:
         return True  # a local child cannot take the machine with it
+
+    def shares_host_cpus(self) -> bool:
+        return True
+
+    def tracing(self) -> Tracing | None:
+        from rtbench.targets.tracing import KernelTracing, need_local_root  # noqa: PLC0415
+        from rtbench.trace.access import LocalTracefs  # noqa: PLC0415
+
+        return KernelTracing(LocalTracefs, need_local_root)
+
+    def render_snapshot(self, snap: dict[str, Any], cavs: list[dict[str, str]]) -> str:
+        return system.render(snap, cavs)
 
     def describe(self) -> dict[str, Any]:
         return {

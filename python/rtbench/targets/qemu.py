@@ -28,7 +28,7 @@ from typing import Any
 
 from rtbench import system
 from rtbench.errors import UsageError
-from rtbench.targets.base import Say
+from rtbench.targets.base import Say, Tracing
 from rtbench.targets.guest import debian, images
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
 from rtbench.targets.guest.tuning import GuestTuning
@@ -145,6 +145,20 @@ class QemuTarget(QemuBase):
                 f"drop cpus={self.options.cpus}."
             )
         self.options = replace(self.options, icount=DETERMINISTIC_SHIFT, cpus=1, accel="tcg")
+
+    def shares_host_cpus(self) -> bool:
+        # under -icount the guest's clock follows its instructions, not the host
+        return self.options.icount is None
+
+    def tracing(self) -> Tracing | None:
+        from rtbench.targets.guest.tracefs import GUEST_BUFFER_KB, guest_tracefs  # noqa: PLC0415
+        from rtbench.targets.tracing import KernelTracing  # noqa: PLC0415
+
+        # the agent runs as root, and tracefs is mounted at boot
+        return KernelTracing(lambda: guest_tracefs(self), buffer_kb=GUEST_BUFFER_KB)
+
+    def render_snapshot(self, snap: dict[str, Any], cavs: list[dict[str, str]]) -> str:
+        return system.render(snap, cavs)
 
     # ---- boot -------------------------------------------------------------------
 

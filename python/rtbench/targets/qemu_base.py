@@ -66,6 +66,7 @@ class QemuBase:
     """One QEMU machine measured through the serial line protocol (subclassed)."""
 
     kind = "qemu"
+    runs_here = False
     noun = "guest"  # what the messages call the machine: "guest", "image"
 
     def __init__(

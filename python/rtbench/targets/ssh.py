@@ -20,7 +20,7 @@ from typing import Any
 from rtbench import build, system
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.paths import ROOT
-from rtbench.targets.base import Say
+from rtbench.targets.base import Say, Tracing
 from rtbench.targets.ssh_link import SshLink, remote_shell
 from rtbench.targets.ssh_stream import SshTransport
 from rtbench.targets.ssh_tuning import SshTuning
@@ -49,6 +49,7 @@ class SshTarget:
     """A Linux machine reached with the system's OpenSSH client."""
 
     kind = "ssh"
+    runs_here = False
 
     def __init__(self, spec: str, libc: str = "glibc") -> None:
         self.link = SshLink(spec)  # UsageError for a malformed address, before any work
@@ -175,6 +176,26 @@ class SshTarget:
         if self._tuning is not None:
             self._tuning.renew()
         return left
+
+    def shares_host_cpus(self) -> bool:
+        return False  # another machine's CPUs
+
+    def tracing(self) -> Tracing | None:
+        from rtbench.targets.ssh_tracefs import SshTracefs  # noqa: PLC0415
+        from rtbench.targets.tracing import KernelTracing  # noqa: PLC0415
+
+        return KernelTracing(lambda: SshTracefs(self.link, self.spec), self._need_root)
+
+    def _need_root(self) -> None:
+        uid = self.link.must("id -u", "read the user id")
+        if uid.strip() != "0":
+            raise UsageError(
+                f"--trace needs root on {self.spec}: it sets up a tracefs instance "
+                "there (connect as root@...)."
+            )
+
+    def render_snapshot(self, snap: dict[str, Any], cavs: list[dict[str, str]]) -> str:
+        return system.render(snap, cavs)
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -8,8 +8,8 @@ stop it after with more sync markers, read the per-CPU statistics and the trace,
 and close it on every exit path. `TracefsAccess` is those steps. `LocalTracefs`
 does them on this machine's files (trace.tracefs); `ShellTracefs`
 (trace.shell_tracefs) does them with one shell script per step on another machine,
-run over an SSH target's connection (trace.ssh_tracefs) or by a QEMU guest's agent
-(trace.guest_tracefs).
+run over an SSH target's connection (targets.ssh_tracefs) or by a QEMU guest's agent
+(targets.guest.tracefs).
 
 A sync reading ties the machine's CLOCK_MONOTONIC to the trace clock: here, a
 marker written between two monotonic reads; on a remote machine (whose monotonic

@@ -20,12 +20,12 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtbench.errors import RtbenchError
-from rtbench.targets.base import ExecLogged
 from rtbench.trace import exec_log
 from rtbench.trace.symbols import Symbols
 
@@ -46,7 +46,9 @@ class PathTraceHook:
 
     key = "path_trace"
 
-    def __init__(self, log_cap_bytes: int = LOG_CAP_BYTES) -> None:
+    def __init__(self, source: Callable[[], ExecLog], log_cap_bytes: int = LOG_CAP_BYTES) -> None:
+        """`source`: the execution log of the opened target's machine."""
+        self._source = source
         self._cap = log_cap_bytes
         self._ctx: HookContext | None = None
         self._log: ExecLog | None = None
@@ -64,9 +66,7 @@ class PathTraceHook:
 
     def start(self, ctx: HookContext) -> None:
         self._ctx = ctx
-        if not isinstance(ctx.target, ExecLogged):
-            raise RtbenchError(f"--trace cannot log the code executed on {ctx.target.spec}.")
-        log = ctx.target.exec_log()
+        log = self._source()
         fw = log.firmware
         self._symbols = Symbols.load(fw.elf, fw.nm, fw.vector_table)
         self._log = log
