@@ -136,8 +136,11 @@ rtb_install_packages() {
 	log="${TMPDIR:-/tmp}/rtbench-apt.log"
 	rtb_say "Installing $packages with apt-get (log: $log)..."
 	# shellcheck disable=SC2086 # the package list is meant to split
-	if ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		--no-install-recommends $packages; } >"$log" 2>&1; then
+	# A new machine may still be installing its own updates: wait for the
+	# package manager's lock instead of failing at once.
+	if ! { apt-get -o DPkg::Lock::Timeout=600 update &&
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y \
+			--no-install-recommends $packages; } >"$log" 2>&1; then
 		rtb_say "apt-get could not install $packages; see $log."
 		return 2
 	fi

@@ -52,3 +52,19 @@ def test_the_scenario_index_lists_every_family_document() -> None:
     for doc in (ROOT / "docs/scenarios").glob("*.md"):
         if doc.name != "README.md":
             assert f"({doc.name})" in index, f"docs/scenarios/README.md does not link {doc.name}"
+
+
+def test_readme_shows_every_port_board_and_architecture() -> None:
+    """README's "How it is built" names every folder under ports/ (an OS port, the
+    shared code) and every board and architecture folder, so it stays true as
+    ports are added."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## How it is built", 1)[1].split("\n## ", 1)[0]
+    ports = ROOT / "ports"
+    folders = [f"ports/{d.name}" for d in ports.iterdir() if d.is_dir()]
+    folders = [f for f in folders if f not in ("ports/boards", "ports/arch")]
+    for shared in ("boards", "arch"):
+        folders += [f"ports/{shared}/{d.name}" for d in (ports / shared).iterdir() if d.is_dir()]
+    assert len(folders) >= 6
+    missing = [f for f in sorted(folders) if f not in section]
+    assert not missing, f"README's 'How it is built' does not show {missing}"
