@@ -41,7 +41,7 @@ from rtbench.results import (
 )
 from rtbench.targets.base import Target
 from rtbench.trace import choose as trace_choose
-from rtbench.trace import command as trace_command
+from rtbench.trace.export import command as trace_command
 from rtbench.transport import LocalProcess
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")

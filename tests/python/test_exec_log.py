@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Reading QEMU's execution log back into code paths (rtbench.trace.exec_log,
+"""Reading QEMU's execution log back into code paths (rtbench.trace.codepath.exec_log,
 symbols, path_hook's summaries) and the monitor client, on small logs written
 here: no emulator needed."""
 
@@ -13,9 +13,10 @@ import pytest
 
 from conftest import run_with_untraceable_kind
 from rtbench.targets.qemu_monitor import Monitor, MonitorError
-from rtbench.trace import exec_log, path_render
-from rtbench.trace.path_hook import pick_typical, summarise, worst_line
-from rtbench.trace.symbols import Symbols, vector_words
+from rtbench.trace.codepath import exec_log
+from rtbench.trace.codepath import render as path_render
+from rtbench.trace.codepath.hook import pick_typical, summarise, worst_line
+from rtbench.trace.codepath.symbols import Symbols, vector_words
 
 READS = exec_log.CounterReads("cmsdk_apb_dualtimer_read", 0x4, 32, inverted=True)
 NM = """\

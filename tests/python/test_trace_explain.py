@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from rtbench.trace import clockmap, explain, timeline
-from rtbench.trace.events import Event, parse_line, parse_ts
-from rtbench.trace.hook import explain_metric
+from rtbench.trace.kernel import clockmap, explain, timeline
+from rtbench.trace.kernel.events import Event, parse_line, parse_ts
+from rtbench.trace.kernel.hook import explain_metric
 
 HZ = 2_000_000_000.0  # 2 trace units (ticks) per ns
 

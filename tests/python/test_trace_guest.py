@@ -22,9 +22,9 @@ import pytest
 from conftest import cli
 from rtbench.targets.guest.tracefs import GUEST_BUFFER_KB, guest_tracefs
 from rtbench.targets.qemu import QemuTarget
-from rtbench.trace import shell_tracefs
-from rtbench.trace.shell_tracefs import ShellTracefs
-from rtbench.trace.tracefs import TraceError
+from rtbench.trace.kernel import shell_tracefs
+from rtbench.trace.kernel.shell_tracefs import ShellTracefs
+from rtbench.trace.kernel.tracefs import TraceError
 from traced import remote_traced_run, timer_trace, usable_guest
 
 SPEC = "qemu:debian-amd64"

@@ -4,7 +4,7 @@
 The target is this machine seen through the namespace's sshd, so its tracefs is this
 kernel's: the tests mount tracefs here when it is not mounted (and unmount it after)
 to watch the instances, and compare the whole listing of tracefs state
-(trace.tracefs.state()) before and after a run, a run stopped by SIGINT and a run
+(trace.kernel.tracefs.state()) before and after a run, a run stopped by SIGINT and a run
 whose core is killed on the target. The runs are short: the quick profile,
 timer.periodic.latency for one second.
 """
@@ -27,7 +27,7 @@ from conftest import cli, run_with_untraceable_kind
 from rtbench.paths import ROOT
 from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
 from rtbench.targets.ssh_tracefs import SshTracefs
-from rtbench.trace import tracefs
+from rtbench.trace.kernel import tracefs
 from sshd_netns import NamespaceSshd, why_unusable
 from traced import remote_traced_run, timer_trace, tracefs_mounted
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """`rtbench run --trace` leaves tracefs exactly as it found it.
 
-The whole listing of tracefs state (rtbench.trace.tracefs.state(): the top level's
+The whole listing of tracefs state (rtbench.trace.kernel.tracefs.state(): the top level's
 tracer, clock, tracing_on, buffer sizes, cpumask, options, enabled events, instances)
 is compared before and after: a run on an unmounted tracefs (mounted for the run,
 unmounted after); and, on a tracefs a user has set up (another clock, an event enabled,
@@ -26,7 +26,7 @@ import pytest
 
 from rtbench import build
 from rtbench.paths import ROOT
-from rtbench.trace import tracefs
+from rtbench.trace.kernel import tracefs
 from traced import tracefs_mounted
 
 MOUNT = Path("/sys/kernel/tracing")

@@ -14,7 +14,7 @@ import pytest
 
 from rtbench import records
 from rtbench.targets.guest import debian, images
-from rtbench.trace import tracefs
+from rtbench.trace.kernel import tracefs
 
 
 def timer_trace(data: dict[str, Any]) -> dict[str, Any]:

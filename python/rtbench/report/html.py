@@ -62,9 +62,9 @@ from rtbench.report.page import charts as chart_row
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
-from rtbench.trace import path_render
-from rtbench.trace import render as trace_render
-from rtbench.trace import timeline as trace_timeline
+from rtbench.trace.codepath import render as path_render
+from rtbench.trace.kernel import render as trace_render
+from rtbench.trace.kernel import timeline as trace_timeline
 
 _LONG_TABLE_ROWS = 16
 # A report stays well under half a megabyte, so it opens at once and can be mailed.

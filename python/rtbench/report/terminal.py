@@ -36,8 +36,8 @@ from rtbench.report.common import (
 from rtbench.resolution import Resolution, at_resolution
 from rtbench.results import ResultsDocument, ScenarioOutcome
 from rtbench.stats import MetricSummary
-from rtbench.trace import path_render
-from rtbench.trace import render as trace_render
+from rtbench.trace.codepath import render as path_render
+from rtbench.trace.kernel import render as trace_render
 
 _COLORS = {
     "bold": "1",

@@ -46,7 +46,7 @@ from rtbench.targets.qemu_base import (
     emulation_caveats,
 )
 from rtbench.targets.qemu_exec_log import MONITOR_SOCKET, ExecLog, Firmware
-from rtbench.trace.exec_log import CounterReads
+from rtbench.trace.codepath.exec_log import CounterReads
 from rtbench.transport import TargetLost
 
 EMULATOR_ENV = "RTBENCH_FREERTOS_QEMU"

@@ -107,7 +107,7 @@ class LocalTarget:
 
     def tracing(self) -> Tracing | None:
         from rtbench.targets.tracing import KernelTracing, need_local_root  # noqa: PLC0415
-        from rtbench.trace.access import LocalTracefs  # noqa: PLC0415
+        from rtbench.trace.kernel.access import LocalTracefs  # noqa: PLC0415
 
         return KernelTracing(LocalTracefs, need_local_root)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rtbench.targets.qemu_monitor import Monitor, MonitorError
-from rtbench.trace.exec_log import CounterReads
+from rtbench.trace.codepath.exec_log import CounterReads
 
 MONITOR_SOCKET = "monitor.sock"
 LOG_ITEMS = "exec,nochain,in_asm"

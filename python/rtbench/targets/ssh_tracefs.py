@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tracefs on an SSH target: trace.shell_tracefs's scripts run over the target's
+"""tracefs on an SSH target: trace.kernel.shell_tracefs's scripts run over the target's
 connection, one session per step, with a guard session next to them.
 
 The guard is a session over the same master connection: when rtbench ends
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import IO
 
 from rtbench.targets.ssh_link import STATUS_TIMEOUT, SshLink, remote_shell
-from rtbench.trace.shell_tracefs import ShellTracefs
+from rtbench.trace.kernel.shell_tracefs import ShellTracefs
 
 
 class _SshGuard:
@@ -43,7 +43,7 @@ class _SshGuard:
 
 
 class SshShell:
-    """Runs the scripts over `link` (trace.shell_tracefs.ShellRunner)."""
+    """Runs the scripts over `link` (trace.kernel.shell_tracefs.ShellRunner)."""
 
     where = "ssh"
     removal = (

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """What `rtbench run --trace` takes on each kind of target (targets.base.Tracing).
 
-A Linux target gives a kernel trace through tracefs (rtbench.trace.hook), reached
+A Linux target gives a kernel trace through tracefs (rtbench.trace.kernel.hook), reached
 on this machine's files, over SSH, or through a guest's agent; an emulated RTOS
 board gives the code path of the kept samples from QEMU's execution log
-(rtbench.trace.path_hook). Each target returns one of these from `tracing()`.
+(rtbench.trace.codepath.hook). Each target returns one of these from `tracing()`.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rtbench.errors import UsageError
-from rtbench.trace.access import TracefsAccess
-from rtbench.trace.hook import TraceHook
-from rtbench.trace.path_hook import PathTraceHook
+from rtbench.trace.codepath.hook import PathTraceHook
+from rtbench.trace.kernel.access import TracefsAccess
+from rtbench.trace.kernel.hook import TraceHook
 
 if TYPE_CHECKING:
     from rtbench.hooks import RunHook

@@ -39,7 +39,7 @@ AGENT_SOURCES = (
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _ELF_MAGIC = b"\x7fELF"
 # busybox applets linked in /bin: what the system probes and --trace's scripts
-# (trace.shell_tracefs) may run on a target
+# (trace.kernel.shell_tracefs) may run on a target
 APPLETS = (
     "sh",
     "cat",

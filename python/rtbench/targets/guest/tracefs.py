@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tracefs in a QEMU Debian guest: trace.shell_tracefs's scripts run by the guest's
+"""tracefs in a QEMU Debian guest: trace.kernel.shell_tracefs's scripts run by the guest's
 agent (`#rtb exec`, busybox sh) on its serial line.
 
 The line carries one request at a time, so no guard session can stay open next to
@@ -23,7 +23,7 @@ from typing import IO
 
 from rtbench.errors import RtbenchError
 from rtbench.targets.qemu_base import QemuBase
-from rtbench.trace.shell_tracefs import ShellTracefs
+from rtbench.trace.kernel.shell_tracefs import ShellTracefs
 from rtbench.transport import TargetLost
 
 _LOST = 255  # the status of a step whose guest was lost
@@ -37,7 +37,7 @@ GUEST_BUFFER_KB = 4096
 
 class GuestShell:
     """Runs the scripts through the agent of `target`'s current guest
-    (trace.shell_tracefs.ShellRunner)."""
+    (trace.kernel.shell_tracefs.ShellRunner)."""
 
     where = "guest"
     removal = (

@@ -11,7 +11,7 @@ instance is removed, and a tracefs rtbench mounted unmounted, on every exit path
 `stop()` runs from the runner's `finally` and from an atexit hook.
 
 The same hook traces this machine, an SSH target and a QEMU Debian guest: it reaches
-tracefs through a trace.access.TracefsAccess (files here, shell scripts run over the
+tracefs through a trace.kernel.access.TracefsAccess (files here, shell scripts run over the
 connection or by the guest's agent there). Each unit's entry says how large its
 trace file is and how long reading it took (`file_bytes`, `read_s`): over a guest's
 serial line that is seconds.
@@ -29,10 +29,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rtbench.trace import clockmap, explain
-from rtbench.trace.access import SyncRead, TracefsAccess
-from rtbench.trace.events import MARKER, Event, read_events
-from rtbench.trace.tracefs import BUFFER_KB, TraceError
+from rtbench.trace.kernel import clockmap, explain
+from rtbench.trace.kernel.access import SyncRead, TracefsAccess
+from rtbench.trace.kernel.events import MARKER, Event, read_events
+from rtbench.trace.kernel.tracefs import BUFFER_KB, TraceError
 
 if TYPE_CHECKING:
     from rtbench.catalog import CoreScenario

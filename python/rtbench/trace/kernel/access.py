@@ -2,12 +2,12 @@
 """How the trace hook reaches tracefs: the seam between `rtbench run --trace` and
 the machine whose kernel is traced.
 
-The hook (trace.hook) does the same steps on every Linux target: open tracefs and
+The hook (trace.kernel.hook) does the same steps on every Linux target: open tracefs and
 rtbench's own instance, configure it, start it before each unit with sync markers,
 stop it after with more sync markers, read the per-CPU statistics and the trace,
 and close it on every exit path. `TracefsAccess` is those steps. `LocalTracefs`
-does them on this machine's files (trace.tracefs); `ShellTracefs`
-(trace.shell_tracefs) does them with one shell script per step on another machine,
+does them on this machine's files (trace.kernel.tracefs); `ShellTracefs`
+(trace.kernel.shell_tracefs) does them with one shell script per step on another machine,
 run over an SSH target's connection (targets.ssh_tracefs) or by a QEMU guest's agent
 (targets.guest.tracefs).
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from rtbench.trace import clockmap
-from rtbench.trace.tracefs import Instance, Mount
+from rtbench.trace.kernel import clockmap
+from rtbench.trace.kernel.tracefs import Instance, Mount
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 
 Around every unit the hook switches QEMU's execution log on and off through
 the target (targets.qemu_exec_log), then finds each kept sample of every
-metric in the log by its two counter readings (trace.exec_log) and names the
-functions executed between them with the image's symbols (trace.symbols).
+metric in the log by its two counter readings (trace.codepath.exec_log) and names the
+functions executed between them with the image's symbols (trace.codepath.symbols).
 Each result record with kept samples gets a `path` object: the typical sample
 (the kept one nearest the median) with its instruction count, the functions
 it entered in order and how often, and the instructions spent in each; the
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtbench.errors import RtbenchError
-from rtbench.trace import exec_log
-from rtbench.trace.symbols import Symbols
+from rtbench.trace.codepath import exec_log
+from rtbench.trace.codepath.symbols import Symbols
 
 if TYPE_CHECKING:
     from rtbench.catalog import CoreScenario

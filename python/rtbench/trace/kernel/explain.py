@@ -34,8 +34,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rtbench.trace.clockmap import ClockMap
-from rtbench.trace.events import Event
+from rtbench.trace.kernel.clockmap import ClockMap
+from rtbench.trace.kernel.events import Event
 from rtbench.units import format_duration
 
 CORE_COMMS = frozenset({"rtbench-core"})

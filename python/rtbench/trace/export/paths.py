@@ -18,8 +18,8 @@ from typing import Any
 
 from rtbench.errors import UsageError
 from rtbench.results import ResultsDocument
-from rtbench.trace.render import metric_name
-from rtbench.trace.stored import write_json
+from rtbench.trace.export.stored import write_json
+from rtbench.trace.kernel.render import metric_name
 
 
 def _samples(detail: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

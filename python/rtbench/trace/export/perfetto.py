@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rtbench.trace.explain import timelines
-from rtbench.trace.stored import TracedRun, write_json
+from rtbench.trace.export.stored import TracedRun, write_json
+from rtbench.trace.kernel.explain import timelines
 
 RTBENCH_PID = 100_000
 SCENARIO_TID = 100_001

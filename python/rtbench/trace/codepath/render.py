@@ -16,7 +16,7 @@ from typing import Any
 
 from rtbench.report.page import table
 from rtbench.results import ResultsDocument
-from rtbench.trace.render import metric_name
+from rtbench.trace.kernel.render import metric_name
 
 KEY = "path_trace"
 SEQUENCE_LIMIT = 200  # functions of a sequence shown before "..."

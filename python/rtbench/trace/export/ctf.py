@@ -14,7 +14,7 @@ explanation) on the measurement CPU's stream. hrtimer and workqueue events are l
 out: LTTng records them with raw pointers the text trace does not give.
 
 The bindings exist only for Debian's /usr/bin/python3, so the writing runs there
-(rtbench.trace.ctf_writer as a script) with the events handed over in a JSON Lines file.
+(rtbench.trace.export.ctf_writer as a script) with the events handed over in a JSON Lines file.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from rtbench.errors import RtbenchError, UsageError
-from rtbench.trace.events import Event
-from rtbench.trace.stored import TracedRun
+from rtbench.trace.export.stored import TracedRun
+from rtbench.trace.kernel.events import Event
 
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 WRITER = Path(__file__).with_name("ctf_writer.py")

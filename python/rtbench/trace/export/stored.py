@@ -12,7 +12,7 @@ from typing import Any
 
 from rtbench.errors import UsageError
 from rtbench.results import ResultsDocument, load
-from rtbench.trace.events import Event, read_events
+from rtbench.trace.kernel.events import Event, read_events
 
 
 @dataclass(frozen=True)

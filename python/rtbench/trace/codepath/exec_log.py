@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rtbench.trace.symbols import Symbols
+from rtbench.trace.codepath.symbols import Symbols
 
 CF_COUNT_MASK = 0x1FF  # QEMU's TB cflags: instruction count when limited
 _TRACE = re.compile(r"Trace \d+: 0x([0-9a-f]+) \[[0-9a-f]+/([0-9a-f]+)/[0-9a-f]+/([0-9a-f]+)\]")

@@ -2,7 +2,7 @@
 """The trace's explanations as text: one line per metric's worst sample.
 
 Used by the terminal summary and `rtbench show`; the HTML report draws them
-(rtbench.trace.timeline).
+(rtbench.trace.kernel.timeline).
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ from typing import Any
 
 from rtbench.errors import UsageError
 from rtbench.results import load
-from rtbench.trace import ctf, path_export, perfetto
-from rtbench.trace.stored import load_traced
+from rtbench.trace.export import ctf, perfetto
+from rtbench.trace.export import paths as path_export
+from rtbench.trace.export.stored import load_traced
 
 FORMATS = ("perfetto", "ctf")
 

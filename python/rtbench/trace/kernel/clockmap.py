@@ -9,7 +9,7 @@ Two kinds of evidence, both taken during every traced unit:
   the map monotonic -> trace clock (its error: half the reads' spread). The tightest
   point at the start and the tightest at the end give the map's offset and rate.
   On an SSH target or a QEMU guest the reads are the target's: a monotonic read there between two
-  markers (trace.shell_tracefs); the point is then the read, at the middle of the two
+  markers (trace.kernel.shell_tracefs); the point is then the read, at the middle of the two
   markers, with half their distance as its error.
 - the core's clock pairs (`end.clock_pairs`, docs/protocol.md): a counter reading and
   a monotonic reading taken together, at the scenario's start and end.

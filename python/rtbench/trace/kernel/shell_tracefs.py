@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tracefs on another machine: the steps of trace.access.TracefsAccess as shell
+"""tracefs on another machine: the steps of trace.kernel.access.TracefsAccess as shell
 scripts, one script per step, run there by a `ShellRunner`.
 
 A runner is the one thing that differs between the ways rtbench reaches a Linux
@@ -35,8 +35,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from rtbench.trace.access import SyncRead
-from rtbench.trace.tracefs import EVENTS, TraceError, event_filter, parse_stats
+from rtbench.trace.kernel.access import SyncRead
+from rtbench.trace.kernel.tracefs import EVENTS, TraceError, event_filter, parse_stats
 
 _STEP_TIMEOUT_S = 30.0
 _CONFIGURE_TIMEOUT_S = 120.0  # allocating the ring buffers takes a while
