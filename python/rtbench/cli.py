@@ -19,19 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from rtbench import __version__, build, catalog, export, runner, runplan, system, targets
+from rtbench import __version__, build, system, targets
 from rtbench.compare import command as compare_command
-from rtbench.cpulock import CpuLock
 from rtbench.errors import RtbenchError, StorageError, UsageError
 from rtbench.importers import import_file
-from rtbench.options import check_sets
-from rtbench.options import render as render_options
-from rtbench.paths import ROOT
-from rtbench.progress import Progress
-from rtbench.report import html as html_report
-from rtbench.report import terminal
-from rtbench.report.common import short_caveat
-from rtbench.results import (
+from rtbench.model import catalog
+from rtbench.model.options import check_sets
+from rtbench.model.options import render as render_options
+from rtbench.model.results import (
     REPORT_FILE,
     RESULTS_FILE,
     ResultsDocument,
@@ -39,6 +34,14 @@ from rtbench.results import (
     read_samples,
     write_atomic,
 )
+from rtbench.paths import ROOT
+from rtbench.report import formats, terminal
+from rtbench.report import html as html_report
+from rtbench.report.common import short_caveat
+from rtbench.run import plan as runplan
+from rtbench.run import runner
+from rtbench.run.cpulock import CpuLock
+from rtbench.run.progress import Progress
 from rtbench.targets.base import Target
 from rtbench.trace import choose as trace_choose
 from rtbench.trace.export import command as trace_command
@@ -188,7 +191,10 @@ def build_parser() -> _Parser:
         help="every statistic, verdict evidence and table (default: the one-screen summary)",
     )
     show.add_argument(
-        "--format", choices=export.FORMATS, default=None, help="text (default), markdown, csv, json"
+        "--format",
+        choices=formats.FORMATS,
+        default=None,
+        help="text (default), markdown, csv, json",
     )
     show.add_argument(
         "--reference",
@@ -483,7 +489,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
             f"{failure[0].upper()}{failure[1:]}; the run stopped there, what was stored "
             f"before is intact in {out}, and host settings were restored."
         )
-    status = runplan.exit_status(doc, runner.exit_status(doc))
+    status = runner.exit_status(doc)
     if status == 130:
         _err(f"Interrupted; what was measured is in {out}.")
     elif run.target_gone is not None:
@@ -548,7 +554,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     if args.reference and args.format == "csv":
         raise UsageError("--reference works with --format text, markdown or json, not csv.")
-    data = export.render(
+    data = formats.render(
         doc,
         args.format or "text",
         location=str(location),

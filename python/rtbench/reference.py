@@ -20,7 +20,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from rtbench.stats import MetricSummary
+from rtbench.model.summary import MetricSummary
 
 DATA_PACKAGE = "rtbench.data"
 RESULTS_FILE = "published-results.csv"

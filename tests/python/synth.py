@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from conftest import FIXTURES
-from rtbench.stats import PERCENTILES, percentile_from_histogram
+from rtbench.model.summary import PERCENTILES, percentile_from_histogram
 
 BASE_DOC = FIXTURES / "results-quick" / "results.json"
 

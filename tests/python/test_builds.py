@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench import build, elf, records
+from rtbench import build, elf
 from rtbench.errors import BuildError, UsageError
+from rtbench.model import records
 from rtbench.paths import ROOT
 from rtbench.report.common import core_build
 

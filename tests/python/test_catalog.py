@@ -2,8 +2,8 @@
 """The scenario catalog and selection patterns."""
 
 from conftest import read_jsonl
-from rtbench import catalog
-from rtbench.catalog import CoreScenario
+from rtbench.model import catalog
+from rtbench.model.catalog import CoreScenario
 
 
 def core_catalog() -> list[CoreScenario]:

@@ -7,7 +7,7 @@ from xml.etree import ElementTree
 import pytest
 
 from conftest import FIXTURES
-from rtbench import results
+from rtbench.model import results
 from rtbench.report import charts, svg
 from rtbench.report.common import sweeps
 

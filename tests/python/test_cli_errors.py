@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, RunCli, fake_core_env
-from rtbench.cpulock import LOCK_DIR_ENV, CpuLock
+from rtbench.run.cpulock import LOCK_DIR_ENV, CpuLock
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:

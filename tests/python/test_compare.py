@@ -14,9 +14,9 @@ import pytest
 from scipy import stats as sps
 
 from conftest import RunCli
-from rtbench.compare import command, export, html, model, text, wording
-from rtbench.compare import stats as cstats
-from rtbench.stats import Bucket
+from rtbench.compare import command, html, model, tables, text, wording
+from rtbench.compare import significance as cstats
+from rtbench.model.summary import Bucket
 from synth import lognormal, verdict_record, with_tail, write_result
 from test_cli_errors import assert_one_line_error
 
@@ -178,10 +178,10 @@ def test_terminal_table_fits_100_columns(tmp_path: Path) -> None:
 
 def test_markdown_csv_and_html_hold_every_metric(tmp_path: Path) -> None:
     c = _compare(tmp_path, lognormal(1, N, 3000), lognormal(2, N, 3600))
-    md = export.markdown(c, with_reference=True)
+    md = tables.markdown(c, with_reference=True)
     assert "| system | samples | min | median |" in md
     assert "Windows CE7 · Cortex-A8 1 GHz · 2012" in md
-    rows = list(csv.DictReader(io.StringIO(export.csv_text(c))))
+    rows = list(csv.DictReader(io.StringIO(tables.csv_text(c))))
     assert [r["system"] for r in rows] == ["A", "B"]
     assert rows[1]["outcome"] == "worse" and float(rows[1]["mann_whitney_p"]) < 0.01
     assert float(rows[0]["median"]) == pytest.approx(c.metrics[0].cells[0].p50)  # type: ignore[union-attr]
@@ -341,7 +341,7 @@ def test_pooled_cell_holds_every_run(tmp_path: Path) -> None:
     assert sum(b.count for b in cell.histogram) == 3000
     assert [len(r) for r in row.run_cells] == [3, 1]
     assert c.systems[0].name.endswith("+2 runs")
-    first = next(csv.DictReader(io.StringIO(export.csv_text(c))))
+    first = next(csv.DictReader(io.StringIO(tables.csv_text(c))))
     assert first["run"] == "p0+p1+p2" and first["samples"] == "3000"
     assert first["path"].split(";") == [str(p) for p in paths]
 

@@ -8,7 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from rtbench import catalog
+from rtbench.model import catalog
 from rtbench.paths import ROOT
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from conftest import QuickRun, RunCli
-from rtbench import records, stats
+from rtbench.model import records
+from rtbench.model import summary as stats
 
 
 def _key(item: dict[str, Any]) -> tuple[str, str, str]:

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, RunCli
-from rtbench import export
-from rtbench.report import terminal
-from rtbench.results import load
+from rtbench.model.results import load
+from rtbench.report import formats, terminal
 from test_cli_errors import assert_one_line_error
 
 RESULT = FIXTURES / "results-quick"
@@ -22,17 +21,17 @@ RESULT = FIXTURES / "results-quick"
 def test_text_is_the_terminal_report() -> None:
     doc = load(RESULT)
     expected = terminal.render(doc, color=False, location="here")
-    assert export.render(doc, "text", location="here") == expected.encode()
+    assert formats.render(doc, "text", location="here") == expected.encode()
 
 
-@pytest.mark.parametrize("fmt", export.FORMATS)
+@pytest.mark.parametrize("fmt", formats.FORMATS)
 def test_every_format_is_deterministic(fmt: str) -> None:
-    assert export.render(load(RESULT), fmt) == export.render(load(RESULT), fmt)
+    assert formats.render(load(RESULT), fmt) == formats.render(load(RESULT), fmt)
 
 
 def test_markdown_has_one_row_per_metric() -> None:
     doc = load(RESULT)
-    text = export.render(doc, "markdown").decode()
+    text = formats.render(doc, "markdown").decode()
     metrics = [m for o in doc.scenarios for m in o.metrics()]
     assert text.startswith(f"# rtbench {doc.rtbench_version} run {doc.run.id}")
     assert "| label | metric | samples | min | median | avg | p99 | max | unit |" in text
@@ -42,7 +41,7 @@ def test_markdown_has_one_row_per_metric() -> None:
 
 def test_csv_values_are_in_nanoseconds() -> None:
     doc = load(RESULT)
-    rows = list(csv.DictReader(io.StringIO(export.render(doc, "csv").decode())))
+    rows = list(csv.DictReader(io.StringIO(formats.render(doc, "csv").decode())))
     metrics = [m for o in doc.scenarios for m in o.metrics()]
     assert len(rows) == len(metrics)
     for row, m in zip(rows, metrics, strict=True):
@@ -53,8 +52,8 @@ def test_csv_values_are_in_nanoseconds() -> None:
 
 def test_json_summary() -> None:
     doc = load(RESULT)
-    data = json.loads(export.render(doc, "json", with_reference=True))
-    assert data["schema"] == export.SUMMARY_SCHEMA and data["version"] == 1
+    data = json.loads(formats.render(doc, "json", with_reference=True))
+    assert data["schema"] == formats.SUMMARY_SCHEMA and data["version"] == 1
     assert data["run"]["id"] == doc.run.id
     sem = next(m for m in data["metrics"] if m["scenario"] == "sem.wait.block")
     assert sem["label"] == "SEM-P-ARC" and sem["published"]
@@ -62,10 +61,10 @@ def test_json_summary() -> None:
 
 
 def test_cli_show_formats(run_cli: RunCli) -> None:
-    for fmt in export.FORMATS:
+    for fmt in formats.FORMATS:
         done = run_cli("show", str(RESULT), "--format", fmt)
         assert done.returncode == 0, done.stderr
-        assert done.stdout.encode() == export.render(load(RESULT), fmt, location=str(RESULT))
+        assert done.stdout.encode() == formats.render(load(RESULT), fmt, location=str(RESULT))
 
 
 def test_cli_show_bad_format(run_cli: RunCli, tmp_path: Path) -> None:

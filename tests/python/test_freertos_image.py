@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import freertos_image as frt
-from rtbench.records import check_record
+from rtbench.model.records import check_record
 
 WHY = frt.missing()
 pytestmark = [

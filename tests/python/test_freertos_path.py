@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from conftest import cli
-from rtbench import records
-from rtbench.results import RESULTS_FILE
+from rtbench.model import records
+from rtbench.model.results import RESULTS_FILE
 from rtbench.targets import freertos
 
 SPEC = "qemu:freertos-mps2-an385"

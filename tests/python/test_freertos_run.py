@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench import records
-from rtbench.results import RESULTS_FILE
+from rtbench.model import records
+from rtbench.model.results import RESULTS_FILE
 from rtbench.targets import freertos
 
 SPEC = "qemu:freertos-mps2-an385"

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench import records, targets
+from rtbench import targets
 from rtbench.errors import UsageError
-from rtbench.results import RESULTS_FILE
+from rtbench.model import records
+from rtbench.model.results import RESULTS_FILE
 from rtbench.targets import freertos, freertos_image
 from rtbench.targets.qemu_base import GuestError
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES, RunCli
-from rtbench import records, results
 from rtbench.compare import model
 from rtbench.importers import convert
 from rtbench.importers.rttests import ImportFormatError
-from rtbench.stats import consistency_problems
+from rtbench.model import records, results
+from rtbench.model.summary import consistency_problems
 from test_cli_errors import assert_one_line_error
 
 

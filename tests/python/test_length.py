@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench import measure
-from rtbench.catalog import CoreScenario
 from rtbench.errors import UsageError
-from rtbench.options import OptionSpec
+from rtbench.model.catalog import CoreScenario
+from rtbench.model.options import OptionSpec
+from rtbench.run import measure
 
 
 def _unit(name: str, estimate_ms: int, *lengths: str) -> CoreScenario:

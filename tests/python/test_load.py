@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench import build, load
+from rtbench import build
 from rtbench.compare.model import configuration_warnings, load_systems
 from rtbench.errors import RtbenchError, UsageError
-from rtbench.hooks import HookContext
 from rtbench.paths import ROOT
+from rtbench.run import load
+from rtbench.run.hooks import HookContext
 from rtbench.targets.local import LocalTarget
 from synth import write_result
 

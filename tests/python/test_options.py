@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import pytest
 
 from rtbench.errors import UsageError
-from rtbench.options import OptionSpec, check_sets, render
+from rtbench.model.options import OptionSpec, check_sets, render
 
 COUNT = OptionSpec.from_json(
     {"key": "iterations", "kind": "count", "min": 1, "max": 100, "help": "n"}

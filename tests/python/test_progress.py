@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from rtbench.measure import live_text
-from rtbench.progress import Progress
+from rtbench.run.measure import live_text
+from rtbench.run.progress import Progress
 
 
 class Clock:

@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES
-from rtbench import cli, records, results
+from rtbench import cli
 from rtbench.errors import ResultsError
+from rtbench.model import records, results
 
 SETTINGS = settings(
     max_examples=150,

@@ -28,13 +28,14 @@ import jsonschema
 import pytest
 
 from conftest import cli
-from rtbench import catalog, runner
-from rtbench.catalog import CoreScenario
 from rtbench.errors import RtbenchError
-from rtbench.hooks import HookContext
+from rtbench.model import catalog
+from rtbench.model.catalog import CoreScenario
+from rtbench.model.results import RESULTS_FILE, ScenarioOutcome
 from rtbench.paths import ROOT
-from rtbench.progress import Progress
-from rtbench.results import RESULTS_FILE, ScenarioOutcome
+from rtbench.run import runner
+from rtbench.run.hooks import HookContext
+from rtbench.run.progress import Progress
 from rtbench.targets.qemu import QemuTarget
 from traced import usable_guest
 

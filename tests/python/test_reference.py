@@ -10,9 +10,10 @@ from importlib import resources
 from pathlib import Path
 
 from conftest import RunCli
-from rtbench import catalog, reference
+from rtbench import reference
 from rtbench.compare import model, text
-from rtbench.stats import MetricSummary
+from rtbench.model import catalog
+from rtbench.model.summary import MetricSummary
 from synth import lognormal, write_result
 
 SPEC_IDS = {e.id for e in catalog.SPEC}

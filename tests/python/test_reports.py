@@ -10,8 +10,8 @@ from xml.etree import ElementTree
 import pytest
 
 from conftest import FIXTURES, RunCli, read_jsonl
-from rtbench import results, units
-from rtbench.catalog import CatalogId
+from rtbench.model import results, units
+from rtbench.model.catalog import CatalogId
 from rtbench.report import common, html, terminal
 from rtbench.report.common import table_view
 

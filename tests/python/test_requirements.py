@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench import requirements
 from rtbench.errors import UsageError
-from rtbench.results import load, read_samples
+from rtbench.model.results import load, read_samples
+from rtbench.run import requirements
 from synth import result_record, verdict_record, write_result
 
 

@@ -5,8 +5,8 @@ moves in steps of 20 ticks: 10 ns)."""
 import dataclasses
 from typing import Any
 
-from rtbench.resolution import Resolution, at_resolution
-from rtbench.stats import MetricSummary
+from rtbench.model.resolution import Resolution, at_resolution
+from rtbench.model.summary import MetricSummary
 
 STEPPING = {"name": "tsc", "hz": 2_000_000_000, "step_ticks": 20}
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from conftest import RunCli, fake_core_env
-from rtbench import build, records, results
+from rtbench import build
+from rtbench.model import records, results
 from rtbench.paths import ROOT
 
 RT_RUNTIME = Path("/proc/sys/kernel/sched_rt_runtime_us")

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from conftest import FIXTURES, read_jsonl
-from rtbench import records, results
 from rtbench.errors import ResultsError
+from rtbench.model import records, results
 from rtbench.paths import SCHEMA_PATH
 
 CORE_FIXTURES = (

@@ -27,8 +27,8 @@ import pytest
 from conftest import RunCli, cli
 from rtbench import targets
 from rtbench.errors import UsageError
+from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.results import RESULTS_FILE
 from rtbench.targets.ssh_link import OPTIONS_ENV, parse_address
 from rtbench.targets.ssh_stream import WRAPPER, shell_status
 from sshd_netns import NamespaceSshd, running, why_unusable

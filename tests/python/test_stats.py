@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from conftest import read_jsonl
-from rtbench import stats
+from rtbench.model import summary as stats
 
 FIXTURE_FILES = ("cal-timestamp.jsonl", "sem-wait-available.jsonl", "sem-wait-block.jsonl")
 

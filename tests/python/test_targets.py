@@ -18,13 +18,15 @@ from typing import Any
 import jsonschema
 import pytest
 
-from rtbench import catalog, runner, targets
-from rtbench.catalog import CoreScenario
+from rtbench import targets
 from rtbench.errors import CoreError, UsageError
-from rtbench.hooks import HookContext
+from rtbench.model import catalog
+from rtbench.model.catalog import CoreScenario
+from rtbench.model.results import RESULTS_FILE, ScenarioOutcome, load
 from rtbench.paths import ROOT
-from rtbench.progress import Progress
-from rtbench.results import RESULTS_FILE, ScenarioOutcome, load
+from rtbench.run import runner
+from rtbench.run.hooks import HookContext
+from rtbench.run.progress import Progress
 from rtbench.targets.local import LocalTarget
 from rtbench.transport import CoreStream, LocalProcess, TargetLost
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench import records
+from rtbench.model import records
 from traced import timer_trace
 
 HERE = Path(__file__).parent

@@ -3,7 +3,7 @@
 
 import pytest
 
-from rtbench import units
+from rtbench.model import units
 
 
 def test_ticks_to_ns_uses_the_counter_frequency() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rtbench import records
+from rtbench.model import records
 from rtbench.targets.guest import debian, images
 from rtbench.trace.kernel import tracefs
 

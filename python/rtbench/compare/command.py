@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rtbench.compare import DEFAULT_MIN_CHANGE
 from rtbench.errors import UsageError
-from rtbench.results import write_atomic
+from rtbench.model.results import write_atomic
 
 if TYPE_CHECKING:
     from rtbench.compare.model import Comparison
@@ -96,7 +96,7 @@ def _check_out(out: Path) -> None:
 
 def run(args: argparse.Namespace, color: bool) -> int:
     # Loaded here: scipy takes a second to import, which no other command should pay.
-    from rtbench.compare import export, html, model, text  # noqa: PLC0415
+    from rtbench.compare import html, model, tables, text  # noqa: PLC0415
 
     if args.out is not None:
         _check_out(args.out)
@@ -112,9 +112,9 @@ def run(args: argparse.Namespace, color: bool) -> int:
             )
             write_atomic(
                 args.out / MARKDOWN_FILE,
-                export.markdown(comparison, with_reference=args.reference),
+                tables.markdown(comparison, with_reference=args.reference),
             )
-            write_atomic(args.out / CSV_FILE, export.csv_text(comparison))
+            write_atomic(args.out / CSV_FILE, tables.csv_text(comparison))
         except OSError as e:
             raise UsageError(f"Cannot write to {args.out}: {e.strerror or e}.") from None
         sys.stdout.write(f"comparison: {args.out / HTML_FILE} (and .md, .csv)\n")

@@ -9,9 +9,10 @@ the maximum of each system, drawn as inline SVG.
 
 from __future__ import annotations
 
-from rtbench import reference, units
+from rtbench import reference
 from rtbench.compare import wording
 from rtbench.compare.model import Comparison, MetricRow
+from rtbench.model import units
 from rtbench.report import page
 from rtbench.report.page import esc
 

@@ -18,18 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rtbench import units
 from rtbench.compare import pool
-from rtbench.compare import stats as cstats
+from rtbench.compare import significance as cstats
 from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
-from rtbench.load import KEY as LOAD_KEY
-from rtbench.load import summary as load_summary
-from rtbench.records import params_key
+from rtbench.model import units
+from rtbench.model.records import params_key
+from rtbench.model.resolution import Resolution
+from rtbench.model.results import ResultsDocument, load, read_samples
+from rtbench.model.summary import MetricSummary
 from rtbench.report.common import VerdictView, first_meta, verdicts
-from rtbench.resolution import Resolution
-from rtbench.results import ResultsDocument, load, read_samples
-from rtbench.stats import MetricSummary
+from rtbench.run.load import KEY as LOAD_KEY
+from rtbench.run.load import summary as load_summary
 
 MetricKey = tuple[str, str, str]
 

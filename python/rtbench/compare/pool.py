@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rtbench.stats import PERCENTILES, Bucket, MetricSummary
+from rtbench.model.summary import PERCENTILES, Bucket, MetricSummary
 
 # Each percentile needs this many samples (the core reports it from then on).
 _NEEDS = {"p50": 1, "p90": 10, "p99": 100, "p99_9": 1000, "p99_99": 10000}

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from rtbench import reference, units
-from rtbench.compare import stats as cstats
+from rtbench import reference
+from rtbench.compare import significance as cstats
 from rtbench.compare.model import Comparison, MetricRow
 from rtbench.compare.rating import RULES as RATING_RULES
-from rtbench.stats import MetricSummary
+from rtbench.model import units
+from rtbench.model.summary import MetricSummary
 
 OUTCOME_WORDS = {
     "worse": "WORSE",

@@ -16,11 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rtbench.catalog import CatalogId
 from rtbench.errors import UsageError
 from rtbench.importers import rttests
-from rtbench.records import RecordError
-from rtbench.results import ResultsDocument, RunInfo, ScenarioOutcome, write_document
+from rtbench.model.catalog import CatalogId
+from rtbench.model.records import RecordError
+from rtbench.model.results import ResultsDocument, RunInfo, ScenarioOutcome, write_document
 
 TOOLS = ("cyclictest", "oslat")
 

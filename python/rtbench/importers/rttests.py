@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench.stats import PERCENTILES, percentile_from_histogram
+from rtbench.model.summary import PERCENTILES, percentile_from_histogram
 
 # Samples each percentile needs, as the core's recorder does.
 _MIN_SAMPLES = {"p50": 1, "p90": 10, "p99": 100, "p99_9": 1000, "p99_99": 10000}

@@ -26,11 +26,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench import units
+from rtbench.model import units
+from rtbench.model.results import ScenarioOutcome
+from rtbench.model.summary import MetricSummary
 from rtbench.report import svg
 from rtbench.report.common import Sweep, is_number
-from rtbench.results import ScenarioOutcome
-from rtbench.stats import MetricSummary
 
 
 @dataclass(frozen=True)

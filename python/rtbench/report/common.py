@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from rtbench import catalog, units
-from rtbench.results import ResultsDocument, ScenarioOutcome
-from rtbench.stats import MetricSummary
+from rtbench.model import catalog, units
+from rtbench.model.results import ResultsDocument, ScenarioOutcome
+from rtbench.model.summary import MetricSummary
 
 STATUS_WORDS = {
     "ok": "ok",

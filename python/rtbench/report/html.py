@@ -19,9 +19,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rtbench import units
+from rtbench.model import units
+from rtbench.model.resolution import Resolution, at_resolution
+from rtbench.model.results import ResultsDocument, ScenarioOutcome
+from rtbench.model.summary import MetricSummary
 from rtbench.report import charts
-from rtbench.report import requirements as req_report
+from rtbench.report import requirements_table as req_report
 from rtbench.report import svg as svgs
 from rtbench.report.common import (
     EMULATED_BANNER,
@@ -59,9 +62,6 @@ from rtbench.report.common import (
 )
 from rtbench.report.page import badge, esc, facts, figure, kv_table, shell, table
 from rtbench.report.page import charts as chart_row
-from rtbench.resolution import Resolution, at_resolution
-from rtbench.results import ResultsDocument, ScenarioOutcome
-from rtbench.stats import MetricSummary
 from rtbench.trace.codepath import render as path_render
 from rtbench.trace.kernel import render as trace_render
 from rtbench.trace.kernel import timeline as trace_timeline

@@ -19,9 +19,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench import load, units
 from rtbench.compare.rating import FAMILIES, family_of
-from rtbench.report import requirements as req_report
+from rtbench.model import units
+from rtbench.model.resolution import Resolution, at_resolution
+from rtbench.model.results import REPORT_FILE, ResultsDocument
+from rtbench.model.summary import MetricSummary
+from rtbench.report import requirements_table as req_report
 from rtbench.report.common import (
     EMULATED_BANNER,
     STATUS_WORDS,
@@ -43,9 +46,7 @@ from rtbench.report.common import (
     verdict_counts,
     warning_caveats,
 )
-from rtbench.resolution import Resolution, at_resolution
-from rtbench.results import REPORT_FILE, ResultsDocument
-from rtbench.stats import MetricSummary
+from rtbench.run import load
 from rtbench.trace.codepath import render as path_render
 from rtbench.trace.kernel import render as trace_render
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Sequence
 
-from rtbench import units
-from rtbench.report import requirements as req_report
+from rtbench.model import units
+from rtbench.model.resolution import Resolution, at_resolution
+from rtbench.model.results import ResultsDocument, ScenarioOutcome
+from rtbench.model.summary import MetricSummary
+from rtbench.report import requirements_table as req_report
 from rtbench.report import summary
 from rtbench.report.common import (
     EMULATED_BANNER,
@@ -33,9 +36,6 @@ from rtbench.report.common import (
     tables,
     verdicts,
 )
-from rtbench.resolution import Resolution, at_resolution
-from rtbench.results import ResultsDocument, ScenarioOutcome
-from rtbench.stats import MetricSummary
 from rtbench.trace.codepath import render as path_render
 from rtbench.trace.kernel import render as trace_render
 

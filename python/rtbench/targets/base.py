@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from rtbench.transport import Transport
 
 if TYPE_CHECKING:
-    from rtbench.hooks import RunHook
+    from rtbench.run.hooks import RunHook
 
 Say = Callable[[str], None]
 

@@ -19,7 +19,7 @@ from rtbench.trace.kernel.access import TracefsAccess
 from rtbench.trace.kernel.hook import TraceHook
 
 if TYPE_CHECKING:
-    from rtbench.hooks import RunHook
+    from rtbench.run.hooks import RunHook
     from rtbench.targets.qemu_exec_log import ExecLog
 
 

@@ -8,7 +8,7 @@ board. A target that offers none is refused before anything is booted.
 from __future__ import annotations
 
 from rtbench.errors import UsageError
-from rtbench.hooks import RunHook
+from rtbench.run.hooks import RunHook
 from rtbench.targets.base import Target, Tracing
 
 

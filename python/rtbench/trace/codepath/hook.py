@@ -30,9 +30,9 @@ from rtbench.trace.codepath import exec_log
 from rtbench.trace.codepath.symbols import Symbols
 
 if TYPE_CHECKING:
-    from rtbench.catalog import CoreScenario
-    from rtbench.hooks import HookContext
-    from rtbench.results import ScenarioOutcome
+    from rtbench.model.catalog import CoreScenario
+    from rtbench.model.results import ScenarioOutcome
+    from rtbench.run.hooks import HookContext
     from rtbench.targets.qemu_exec_log import ExecLog
 
 TRACE_DIR = "trace"
@@ -42,7 +42,7 @@ TOP_CALLS = 8  # functions named in a path's line
 
 
 class PathTraceHook:
-    """The run hook of `--trace` on a target with an execution log (rtbench.hooks.RunHook)."""
+    """The run hook of `--trace` on a target with an execution log (rtbench.run.hooks.RunHook)."""
 
     key = "path_trace"
 

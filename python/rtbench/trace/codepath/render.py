@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator, Mapping
 from html import escape
 from typing import Any
 
+from rtbench.model.results import ResultsDocument
 from rtbench.report.page import table
-from rtbench.results import ResultsDocument
 from rtbench.trace.kernel.render import metric_name
 
 KEY = "path_trace"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rtbench.errors import UsageError
-from rtbench.results import load
+from rtbench.model.results import load
 from rtbench.trace.export import ctf, perfetto
 from rtbench.trace.export import paths as path_export
 from rtbench.trace.export.stored import load_traced

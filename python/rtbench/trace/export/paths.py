@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rtbench.errors import UsageError
-from rtbench.results import ResultsDocument
+from rtbench.model.results import ResultsDocument
 from rtbench.trace.export.stored import write_json
 from rtbench.trace.kernel.render import metric_name
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rtbench.errors import UsageError
-from rtbench.results import ResultsDocument, load
+from rtbench.model.results import ResultsDocument, load
 from rtbench.trace.kernel.events import Event, read_events
 
 

@@ -34,9 +34,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rtbench.model.units import format_duration
 from rtbench.trace.kernel.clockmap import ClockMap
 from rtbench.trace.kernel.events import Event
-from rtbench.units import format_duration
 
 CORE_COMMS = frozenset({"rtbench-core"})
 # Causes shorter than this share of the window are not named in the line.

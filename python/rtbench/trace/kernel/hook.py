@@ -35,9 +35,9 @@ from rtbench.trace.kernel.events import MARKER, Event, read_events
 from rtbench.trace.kernel.tracefs import BUFFER_KB, TraceError
 
 if TYPE_CHECKING:
-    from rtbench.catalog import CoreScenario
-    from rtbench.hooks import HookContext
-    from rtbench.results import ScenarioOutcome
+    from rtbench.model.catalog import CoreScenario
+    from rtbench.model.results import ScenarioOutcome
+    from rtbench.run.hooks import HookContext
 
 TRACE_DIR = "trace"
 INDEX_FILE = "index.json"
@@ -46,7 +46,7 @@ PREFERRED_CLOCKS = ("x86-tsc", "mono_raw", "mono")
 
 
 class TraceHook:
-    """The run hook of `--trace` (rtbench.hooks.RunHook)."""
+    """The run hook of `--trace` (rtbench.run.hooks.RunHook)."""
 
     key = "trace"
 

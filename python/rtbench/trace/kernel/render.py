@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from rtbench.results import ResultsDocument
+from rtbench.model.results import ResultsDocument
 
 
 def traced(doc: ResultsDocument) -> Mapping[str, Any] | None:

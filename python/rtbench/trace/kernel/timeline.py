@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+from rtbench.model.results import ScenarioOutcome
+from rtbench.model.summary import MetricSummary
+from rtbench.model.units import format_duration, time_unit_for
 from rtbench.report.svg import Frame, Scale, _n
-from rtbench.results import ScenarioOutcome
-from rtbench.stats import MetricSummary
-from rtbench.units import format_duration, time_unit_for
 
 LANES = (("irq", "hard irq", "k3"), ("softirq", "softirq", "k2"), ("task", "other tasks", "k1"),
          ("self", "rtbench-core", "k0"))  # fmt: skip

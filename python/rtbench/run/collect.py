@@ -14,11 +14,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rtbench.catalog import CoreScenario
 from rtbench.errors import CoreError
-from rtbench.measure import live_text
-from rtbench.progress import Progress
-from rtbench.records import (
+from rtbench.model.catalog import CoreScenario
+from rtbench.model.records import (
     PROTOCOL_VERSION,
     ProtocolVersionError,
     Record,
@@ -26,7 +24,9 @@ from rtbench.records import (
     metric_key,
     parse_line,
 )
-from rtbench.stats import consistency_problems
+from rtbench.model.summary import consistency_problems
+from rtbench.run.measure import live_text
+from rtbench.run.progress import Progress
 from rtbench.transport import EndOfStream, TargetLost, Transport
 
 WATCHDOG_SLACK_S = 5.0

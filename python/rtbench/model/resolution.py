@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench.stats import MetricSummary
+from rtbench.model.summary import MetricSummary
 
 # the statistics a report shows, in order
 SHOWN = ("min", "p50", "p99", "p99_9", "max", "mean")

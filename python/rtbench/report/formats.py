@@ -14,12 +14,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from rtbench import reference, units
-from rtbench.report import requirements as req_report
+from rtbench import reference
+from rtbench.model import units
+from rtbench.model.results import ResultsDocument
+from rtbench.model.summary import MetricSummary
+from rtbench.report import requirements_table as req_report
 from rtbench.report import terminal
 from rtbench.report.common import STATUS_WORDS, first_meta, row_unit, verdicts
-from rtbench.results import ResultsDocument
-from rtbench.stats import MetricSummary
 
 FORMATS = ("text", "markdown", "csv", "json")
 SUMMARY_SCHEMA = "rtbench-summary"

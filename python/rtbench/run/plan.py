@@ -15,12 +15,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rtbench import load, measure, requirements, system
-from rtbench.catalog import CoreScenario, Selection, merged
+from rtbench import system
 from rtbench.errors import UsageError
-from rtbench.hooks import RunHook
-from rtbench.requirements import Requirement
-from rtbench.results import ResultsDocument, ScenarioOutcome, read_samples, write_document
+from rtbench.model.catalog import CoreScenario, Selection, merged
+from rtbench.model.results import ResultsDocument, ScenarioOutcome, read_samples, write_document
+from rtbench.run import load, measure, requirements
+from rtbench.run.hooks import RunHook
+from rtbench.run.requirements import Requirement
 
 if TYPE_CHECKING:
     from rtbench.targets.base import Target
@@ -224,13 +225,3 @@ def judge(plan: Plan, doc: ResultsDocument, out: Path) -> ResultsDocument:
     doc = replace(doc, requirements=tuple(judged))
     write_document(out, doc)
     return doc
-
-
-def exit_status(doc: ResultsDocument, run_status: int) -> int:
-    """130 interrupted, else 1 when a unit failed or a requirement was missed or could
-    not be judged (not measured), else 0."""
-    if run_status == 130:
-        return run_status
-    if doc.requirements and not requirements.all_requirements_met(doc.requirements):
-        return 1
-    return run_status

@@ -19,17 +19,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rtbench import __version__, units
-from rtbench.catalog import CatalogId
+from rtbench import __version__
 from rtbench.errors import ResultsError
-from rtbench.records import (
+from rtbench.model import units
+from rtbench.model.catalog import CatalogId
+from rtbench.model.records import (
     PROTOCOL_VERSION,
     RESULTS_SCHEMA,
     RESULTS_SCHEMA_VERSION,
     RecordError,
     validate,
 )
-from rtbench.stats import MetricSummary, summarize
+from rtbench.model.summary import MetricSummary, summarize
 
 RESULTS_FILE = "results.json"
 SAMPLES_DIR = "samples"
@@ -287,7 +288,7 @@ class ResultsDocument:
     calibration: Calibration | None
     scenarios: tuple[ScenarioOutcome, ...]
     rtbench_version: str = field(default=__version__)
-    # The user's requirements as judged after the run (rtbench.requirements.evaluate).
+    # The user's requirements as judged after the run (rtbench.run.requirements.evaluate).
     requirements: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self) -> Json:

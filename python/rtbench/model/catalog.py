@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench.options import OptionSpec
+from rtbench.model.options import OptionSpec
 
 PROFILES = ("quick", "standard", "endurance")
 

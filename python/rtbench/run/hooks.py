@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from rtbench.catalog import CoreScenario
-    from rtbench.results import ScenarioOutcome
+    from rtbench.model.catalog import CoreScenario
+    from rtbench.model.results import ScenarioOutcome
     from rtbench.targets.base import Target
 
 

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtbench import units
 from rtbench.errors import UsageError
-from rtbench.stats import MetricSummary
+from rtbench.model import units
+from rtbench.model.summary import MetricSummary
 
 # statistic spelling -> (MetricSummary attribute, quantile or None)
 STATS: dict[str, tuple[str, float | None]] = {

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from rtbench.catalog import CoreScenario
 from rtbench.errors import RtbenchError, UsageError
-from rtbench.hooks import HookContext
-from rtbench.results import ScenarioOutcome
+from rtbench.model.catalog import CoreScenario
+from rtbench.model.results import ScenarioOutcome
+from rtbench.run.hooks import HookContext
 
 KINDS = ("sched", "memory", "io", "network")
 KEY = "load"
@@ -134,7 +134,7 @@ class _Job:
 
 @dataclass
 class LoadHook:
-    """The background load of a run (rtbench.hooks.RunHook)."""
+    """The background load of a run (rtbench.run.hooks.RunHook)."""
 
     kinds: tuple[str, ...]
     measured_cpus: tuple[int, ...]

@@ -32,26 +32,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from rtbench.catalog import CatalogId, CoreScenario, Selection, SpecEntry
-from rtbench.collect import (
-    POLL_S,
-    WATCHDOG_SLACK_S,
-    Collector,
-    Ui,
-    query_catalog,
-    unit_status,
-)
 from rtbench.errors import UsageError
-from rtbench.hooks import HookContext, RunHook
-from rtbench.measure import MeasureOptions
-from rtbench.progress import Progress
-from rtbench.records import (
+from rtbench.model.catalog import CatalogId, CoreScenario, Selection, SpecEntry
+from rtbench.model.records import (
     ProtocolVersionError,
     RecordError,
     metric_key,
     parse_line,
 )
-from rtbench.results import (
+from rtbench.model.results import (
     FAILED_STATUSES,
     RESULTS_FILE,
     Calibration,
@@ -63,9 +52,21 @@ from rtbench.results import (
     write_histogram,
     write_samples,
 )
+from rtbench.model.units import ticks_to_ns
+from rtbench.run import requirements
+from rtbench.run.collect import (
+    POLL_S,
+    WATCHDOG_SLACK_S,
+    Collector,
+    Ui,
+    query_catalog,
+    unit_status,
+)
+from rtbench.run.hooks import HookContext, RunHook
+from rtbench.run.measure import MeasureOptions
+from rtbench.run.progress import Progress
 from rtbench.targets.base import Target, Tuning
 from rtbench.transport import CoreStream, EndOfStream, TargetLost, Transport
-from rtbench.units import ticks_to_ns
 
 CALIBRATION = "cal.timestamp"
 STOP_GRACE_S = 5.0
@@ -100,7 +101,7 @@ class RunOptions:
     raw_max: int | None = None
     deadline_scale: float = 1.0
     command_line: tuple[str, ...] = ()
-    # --cpus, --duration and --break for the scenarios that take them (rtbench.measure)
+    # --cpus, --duration and --break for the scenarios that take them (rtbench.run.measure)
     measure: MeasureOptions = field(default_factory=MeasureOptions)
 
 
@@ -622,10 +623,13 @@ def _now() -> str:
 
 
 def exit_status(doc: ResultsDocument) -> int:
-    """130 when interrupted, 1 when a unit ended error/timeout/crashed, else 0."""
+    """130 when interrupted, else 1 when a unit ended error/timeout/crashed/lost or a
+    requirement was missed or could not be judged (not measured), else 0."""
     if doc.run.interrupted:
         return 130
     if any(s.status in FAILED_STATUSES for s in doc.scenarios):
+        return 1
+    if doc.requirements and not requirements.all_requirements_met(doc.requirements):
         return 1
     return 0
 

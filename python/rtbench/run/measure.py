@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rtbench import units
-from rtbench.catalog import CoreScenario
 from rtbench.errors import UsageError
+from rtbench.model import units
+from rtbench.model.catalog import CoreScenario
 
 CPU_MASK_BITS = 64
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)\s*$")

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from rtbench.units import format_seconds
+from rtbench.model.units import format_seconds
 
 _BAR_WIDTH = 24
 _PLAIN_PROGRESS_EVERY_S = 10.0

@@ -48,7 +48,7 @@ import numpy.typing as npt
 from scipy import stats as sps
 
 from rtbench.compare import ALPHA, CONFIDENCE, DEFAULT_MIN_CHANGE
-from rtbench.stats import Bucket
+from rtbench.model.summary import Bucket
 
 __all__ = ["ALPHA", "CONFIDENCE", "DEFAULT_MIN_CHANGE"]
 

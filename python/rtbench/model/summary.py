@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench import units
+from rtbench.model import units
 
 PERCENTILES: tuple[tuple[str, float], ...] = (
     ("p50", 0.50),

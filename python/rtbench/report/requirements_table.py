@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rtbench import load, units
+from rtbench.model import units
 from rtbench.report.page import esc
+from rtbench.run import load
 
 _MARK = {"met": "met", "missed": "MISSED", "not measured": "not measured"}
 
