@@ -45,6 +45,7 @@ from rtbench.trace import command as trace_command
 from rtbench.transport import LocalProcess
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
+COMPARISON_DIR = "comparison"  # in a multi-target run's results directory
 
 
 class _Parser(argparse.ArgumentParser):
@@ -353,6 +354,13 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if len(chosen) == 1:
         return _run_on(chosen[0], asked, out)
     folders = [out / _target_dir(t.spec) for t in chosen]
+    for folder in folders:
+        _check_out(folder, args.profile)  # never over what an earlier run stored there
+    if (out / COMPARISON_DIR / compare_command.HTML_FILE).exists():
+        raise UsageError(
+            f"{out / COMPARISON_DIR} already holds a comparison; rtbench never overwrites "
+            "results, so choose another --out."
+        )
     statuses: list[int] = []
     done: list[Path] = []
     for target, folder in zip(chosen, folders, strict=True):
@@ -364,7 +372,10 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if status == 130:
             break
     if len(done) > 1:
-        compare_command.compare_dirs(done, out / "comparison", _color(sys.stdout))
+        # one system per target, the first target's the baseline
+        compare_command.compare(
+            [[folder] for folder in done], out=out / COMPARISON_DIR, color=_color(sys.stdout)
+        )
     return 130 if 130 in statuses else max(statuses)
 
 
