@@ -2,7 +2,8 @@
 """`rtbench compare DIR... [--vs DIR...]... [--out DIR] [--reference] [--fail-on-regression]`.
 
 With `--vs`, each system is several runs of one configuration (the first
-group is the baseline's runs).
+group is the baseline's runs). With `--reference`, one DIR is enough: it is
+shown beside the published figures.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--reference",
         action="store_true",
-        help="show the published figures (QNX, CE7, Linux-rt, Android; 2011-2012) as well",
+        help="show the published figures (QNX, CE7, Linux-rt, Android; 2011-2012) as well; "
+        "then one DIR is enough",
     )
     p.add_argument(
         "--min-change",
@@ -119,13 +121,14 @@ def compare(
 ) -> int:
     """Compare systems, each given as one or more results directories (the first
     system is the baseline); print the comparison and, with `out`, write its files
-    there. Returns the exit status; bad input is a UsageError (one sentence)."""
+    there. With `reference` the published figures are shown too, and one system is
+    enough. Returns the exit status; bad input is a UsageError (one sentence)."""
     # Loaded here: scipy takes a second to import, which no other command should pay.
     from rtbench.compare import export, html, model, text  # noqa: PLC0415
 
     if out is not None:
         _check_out(out)
-    systems = model.load_groups(groups)
+    systems = model.load_groups(groups, alone=reference)
     comparison = model.build(systems, min_change=min_change)
     sys.stdout.write(text.render(comparison, color=color, with_reference=reference))
     if out is not None:
