@@ -48,6 +48,9 @@ from rtbench.trace.export import command as trace_command
 from rtbench.transport import LocalProcess
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
+_SIGNED = re.compile(r"^-\.?\d")  # a value such as -5s, -1,2 or -.5
+RAW_MAX_LIMIT = 100_000_000  # the core's bound on --raw-max
+COMPARISON_DIR = "comparison"  # in a multi-target run's results directory
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +92,52 @@ def _nonnegative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"'{text}' is negative")
     return value
+
+
+def _raw_max(text: str) -> int:
+    value = _nonnegative(text)
+    if value > RAW_MAX_LIMIT:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is more than the core keeps ({RAW_MAX_LIMIT:,})"
+        )
+    return value
+
+
+def _option_named(parser: argparse.ArgumentParser, word: str) -> argparse.Action | None:
+    """The option a word names, whole or abbreviated as argparse allows (`--dur`)."""
+    if word in parser._option_string_actions:
+        return parser._option_string_actions[word]
+    if not word.startswith("--") or "=" in word:
+        return None
+    found = {id(a): a for o, a in parser._option_string_actions.items() if o.startswith(word)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def attach_signed_values(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """`--duration -5s` as `--duration=-5s`, for every option of every command that
+    takes one value. argparse reads a word that starts with '-' as an option unless it
+    looks like a plain negative number ('-5', but not '-5s' or '-1,2'), and then says
+    only "expected one argument"; attached, the value reaches the option's own check,
+    which says what is wrong with it."""
+    out: list[str] = []
+    current = parser
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            return [*out, *argv[index:]]
+        action = _option_named(current, word)
+        following = argv[index + 1] if index + 1 < len(argv) else ""
+        if action is not None and action.nargs is None and _SIGNED.match(following):
+            out.append(f"{word}={following}")
+            index += 2
+            continue
+        for sub in current._actions:
+            if isinstance(sub, argparse._SubParsersAction) and word in sub.choices:
+                current = sub.choices[word]  # the command's own options from here on
+        out.append(word)
+        index += 1
+    return out
 
 
 def build_parser() -> _Parser:
@@ -133,9 +182,7 @@ def build_parser() -> _Parser:
         action="store_true",
         help="do not hold /dev/cpu_dma_latency at 0 during the run",
     )
-    run.add_argument(
-        "--raw-max", type=_nonnegative, metavar="N", help="raw samples kept per metric"
-    )
+    run.add_argument("--raw-max", type=_raw_max, metavar="N", help="raw samples kept per metric")
     run.add_argument(
         "--wait",
         action="store_true",
@@ -247,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err("rtbench: a command is needed; `rtbench --help` says what each one does.")
         return 2
     try:
-        args = parser.parse_args(args_list)
+        args = parser.parse_args(attach_signed_values(parser, args_list))
         command = args.command
         if args.command == "run":
             return cmd_run(args, args_list)
@@ -359,6 +406,13 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     if len(chosen) == 1:
         return _run_on(chosen[0], asked, out)
     folders = [out / _target_dir(t.spec) for t in chosen]
+    for folder in folders:
+        _check_out(folder, args.profile)  # never over what an earlier run stored there
+    if (out / COMPARISON_DIR / compare_command.HTML_FILE).exists():
+        raise UsageError(
+            f"{out / COMPARISON_DIR} already holds a comparison; rtbench never overwrites "
+            "results, so choose another --out."
+        )
     statuses: list[int] = []
     done: list[Path] = []
     for target, folder in zip(chosen, folders, strict=True):
@@ -370,7 +424,10 @@ def cmd_run(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if status == 130:
             break
     if len(done) > 1:
-        compare_command.compare_dirs(done, out / "comparison", _color(sys.stdout))
+        # one system per target, the first target's the baseline
+        compare_command.compare(
+            [[folder] for folder in done], out=out / COMPARISON_DIR, color=_color(sys.stdout)
+        )
     return 130 if 130 in statuses else max(statuses)
 
 

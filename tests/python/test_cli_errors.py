@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Every bad input: exit status 2, one line on stderr, no traceback, nothing damaged."""
 
+import argparse
 import json
 import os
 import re
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, RunCli, fake_core_env
+from rtbench import cli as rtbench_cli
+from rtbench.errors import UsageError
 from rtbench.run.cpulock import LOCK_DIR_ENV, CpuLock
 
 
@@ -258,3 +261,82 @@ def test_list_options_describes_every_declared_option(run_cli: RunCli) -> None:
     assert done.returncode == 0, done.stderr
     assert "mut.behavior.pi.protocol" in done.stdout and "inherit|none" in done.stdout
     assert "iterations" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("run", "--duration", "-5s"), "--duration '-5s' must be a positive duration"),
+        (("run", "--duration=-5s"), "--duration '-5s' must be a positive duration"),
+        (("run", "--dur", "-5s"), "--duration '-5s' must be a positive duration"),
+        (("run", "--duration", "-0.5s"), "--duration '-0.5s' must be a positive duration"),
+        (("run", "--duration", "0s"), "--duration '0s' must be a positive duration"),
+        (("run", "--length", "-1h"), "--length '-1h' must be a positive duration"),
+        (("run", "--length=-1h"), "--length '-1h' must be a positive duration"),
+        (("run", "--length", "0m"), "--length '0m' must be a positive duration"),
+        (("run", "--cpu", "-1x"), "'-1x' is not a whole number"),
+        (("system", "--cpu", "-1x"), "'-1x' is not a whole number"),
+        (("run", "--raw-max", "-5k"), "'-5k' is not a whole number"),
+        (("run", "--raw-max", "200000000"), "'200000000' is more than the core keeps"),
+        (("run", "--cpus", "-1,2"), "--cpus '-1,2' is not 'all' or a list"),
+        (("run", "--cpus", "-1-2"), "--cpus '-1-2' is not 'all' or a list"),
+        (("compare", "ONE", "ONE", "--min-change", "-5%"), "'-5%' is not between 0 and 100"),
+        (("run", "--require", "timer.periodic.latency:max<=-5us"), "-5us is no limit"),
+        (("run", "--require", "timer.periodic.latency:p99<0ns"), "could never be met"),
+        (("run", "--require", "missed_periods>=-1"), "a count, never below 0"),
+        (("run", "--require", "late_wakes<0"), "could never be met"),
+        (("run", "--target", "ssh://root@127.0.0.1:0"), "names port 0"),
+    ],
+)
+def test_bad_numbers_are_one_sentence_that_names_them(
+    run_cli: RunCli, tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    one = FIXTURES / "results-quick"
+    if args[0] == "run":  # should a value pass unchecked, the run stays short
+        args = (*args, "--only", "timer.periodic.latency", "--out", str(tmp_path / "r"))
+    done = run_cli(*(str(one) if a == "ONE" else a for a in args))
+    assert_one_line_error(done)
+    assert says in done.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def _commands(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every command's parser, with the words that name it (`trace export`)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*path, name), sub
+                yield from _commands(sub, (*path, name))
+
+
+def test_every_option_takes_a_value_that_starts_with_minus_and_a_digit() -> None:
+    # argparse reads '-5x' as an option of its own unless the word is a plain negative
+    # number; every option that takes one value must get it and check it instead.
+    parser = rtbench_cli.build_parser()
+    given: dict[tuple[str, ...], list[str]] = {
+        ("compare",): ["A"],
+        ("show",): ["A"],
+        ("import",): ["A"],
+        ("trace", "export"): ["A", "--format", "ctf"],
+    }
+    checked = []
+    for words, sub in _commands(parser):
+        for action in sub._actions:
+            if not action.option_strings or action.nargs is not None:
+                continue
+            option = action.option_strings[-1]
+            argv = [*words, *given.get(words, []), option, "-5x"]
+            said = ""
+            try:
+                args = parser.parse_args(rtbench_cli.attach_signed_values(parser, argv))
+            except UsageError as e:
+                said = str(e)  # the option's own check refused the value
+            else:
+                assert "-5x" in str(getattr(args, action.dest)), (words, option)
+            assert "expected one argument" not in said, (words, option)
+            checked.append(option)
+    assert {"--duration", "--length", "--cpu", "--raw-max", "--cpus", "--min-change"} <= set(
+        checked
+    )

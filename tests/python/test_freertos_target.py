@@ -6,6 +6,7 @@ is exercised in test_freertos_image.py."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import sys
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import RunCli
+from conftest import FIXTURES, RunCli
 from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model import records
@@ -326,3 +327,68 @@ def test_system_describes_the_image(run_cli: RunCli, fake_env: dict[str, str]) -
     assert "FreeRTOS V11.1.0 (GCC/ARM_CM3)" in done.stdout
     assert re.search(r"configUSE_PREEMPTION:\s+1\n", done.stdout)
     assert "V11.1.0 dbf70559b27d39c1fdb68dfb9a32140b6a6777a0" in done.stdout
+
+
+# ---- this machine and the board in one run ------------------------------------------
+
+
+def test_two_targets_are_measured_and_compared(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "both"
+    done = run_cli(
+        "run", "--target", "local", "--target", SPEC, "--only", "cal.timestamp",
+        "--out", str(out), env=fake_env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    local, board = out / "local", out / "qemu-freertos-mps2-an385"
+    assert _results(local)["run"]["target"] == "local"
+    assert _results(board)["run"]["target"] == SPEC
+    cmp = out / "comparison"
+    assert f"comparison: {cmp / 'comparison.html'}" in done.stdout
+    assert "rtbench compare: 2 results, baseline A" in done.stdout
+    markdown = (cmp / "comparison.md").read_text()
+    assert f"**A**: {local}," in markdown and f"**B**: {board}," in markdown
+    assert f"origin differs: A rtbench run on target local, B rtbench run on target {SPEC}" in (
+        markdown
+    )
+    rows = list(csv.DictReader((cmp / "comparison.csv").read_text().splitlines()))
+    assert [(r["scenario"], r["system"], r["path"]) for r in rows] == [
+        ("cal.timestamp", "A", str(local)),
+        ("cal.timestamp", "B", str(board)),
+    ]
+    assert rows[0]["outcome"] == "baseline" and rows[1]["outcome"]
+    assert str(board) in (cmp / "comparison.html").read_text()
+
+
+def test_two_targets_never_overwrite_an_earlier_run(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "both"
+    (out / "local").mkdir(parents=True)
+    stored = (FIXTURES / "results-quick" / RESULTS_FILE).read_bytes()
+    (out / "local" / RESULTS_FILE).write_bytes(stored)
+    done = run_cli(
+        "run", "--target", SPEC, "--target", "local", "--only", "cal.timestamp",
+        "--out", str(out), env=fake_env,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    _one_sentence(done.stderr)
+    assert f"{out / 'local'} already holds {RESULTS_FILE}" in done.stderr
+    assert (out / "local" / RESULTS_FILE).read_bytes() == stored
+    assert sorted(p.name for p in out.iterdir()) == ["local"]  # the board did not run either
+    assert _starts(fake_env) == []
+    # nor over the comparison of an earlier run
+    (out / "local" / RESULTS_FILE).unlink()
+    (out / "comparison").mkdir()
+    (out / "comparison" / "comparison.html").write_text("kept")
+    done = run_cli(
+        "run", "--target", SPEC, "--target", "local", "--only", "cal.timestamp",
+        "--out", str(out), env=fake_env,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    _one_sentence(done.stderr)
+    assert f"{out / 'comparison'} already holds a comparison" in done.stderr
+    assert (out / "comparison" / "comparison.html").read_text() == "kept"
+    assert _starts(fake_env) == []

@@ -15,6 +15,7 @@ from rtbench.compare import model, text
 from rtbench.model import catalog
 from rtbench.model.summary import MetricSummary
 from synth import lognormal, write_result
+from test_cli_errors import assert_one_line_error
 
 SPEC_IDS = {e.id for e in catalog.SPEC}
 SPEC_LABELS = {e.label_base for e in catalog.SPEC if e.label}
@@ -88,3 +89,35 @@ def test_show_reference(run_cli: RunCli, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Published figures" in done.stdout
     assert "QNX 6.5.0 · Atom Z530 1.6 GHz · 2011" in done.stdout
+
+
+def test_compare_one_result_with_the_published_figures(run_cli: RunCli, tmp_path: Path) -> None:
+    key = ("sem.signal.unblock", "release", "SEM-P-ARC")
+    a = write_result(tmp_path / "a", {key: lognormal(1, 500, 3000)})
+    out = tmp_path / "cmp"
+    done = run_cli("compare", str(a), "--reference", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "rtbench compare: 1 result and the published figures" in done.stdout
+    assert "published (not this machine)" in done.stdout
+    assert "QNX 6.5.0 · Atom Z530 1.6 GHz · 2011" in done.stdout
+    # no other system: nothing is tested or rated, and A is no one's baseline
+    assert "Rating" not in done.stdout and "baseline" not in done.stdout
+    markdown = (out / "comparison.md").read_text()
+    assert markdown.startswith("# rtbench comparison: 1 result and the published figures")
+    assert "| QNX 6.5.0 · Atom Z530 1.6 GHz · 2011 |" in markdown and "Perneel" in markdown
+    page = (out / "comparison.html").read_text()
+    assert "Published figures in µs" in page and "QNX 6.5.0 · Atom Z530 1.6 GHz · 2011" in page
+    rows = list(csv.DictReader(io.StringIO((out / "comparison.csv").read_text())))
+    assert [(r["scenario"], r["system"]) for r in rows] == [("sem.signal.unblock", "A")]
+    # without the published figures one result has nothing to be compared with
+    alone = run_cli("compare", str(a))
+    assert_one_line_error(alone)
+    assert "or one with --reference" in alone.stderr
+    # several runs of a system, and the figures beside them
+    a2 = write_result(tmp_path / "a2", {key: lognormal(2, 500, 3000)})
+    b = write_result(tmp_path / "b", {key: lognormal(3, 500, 3000)})
+    runs = run_cli("compare", str(a), str(a2), "--vs", str(b), "--reference")
+    assert runs.returncode == 0, runs.stderr
+    assert "rtbench compare: 2 results, baseline A" in runs.stdout
+    assert "A a +1 run" in runs.stdout and "B against A" in runs.stdout
+    assert "QNX 6.5.0 · Atom Z530 1.6 GHz · 2011" in runs.stdout

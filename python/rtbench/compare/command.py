@@ -2,7 +2,8 @@
 """`rtbench compare DIR... [--vs DIR...]... [--out DIR] [--reference] [--fail-on-regression]`.
 
 With `--vs`, each system is several runs of one configuration (the first
-group is the baseline's runs).
+group is the baseline's runs). With `--reference`, one DIR is enough: it is
+shown beside the published figures.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,7 +60,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--reference",
         action="store_true",
-        help="show the published figures (QNX, CE7, Linux-rt, Android; 2011-2012) as well",
+        help="show the published figures (QNX, CE7, Linux-rt, Android; 2011-2012) as well; "
+        "then one DIR is enough",
     )
     p.add_argument(
         "--min-change",
@@ -95,46 +98,52 @@ def _check_out(out: Path) -> None:
 
 
 def run(args: argparse.Namespace, color: bool) -> int:
+    """`rtbench compare` as the command line asked it."""
+    groups = [[p] for p in args.paths] if not args.vs else [args.paths, *args.vs]
+    return compare(
+        groups,
+        out=args.out,
+        reference=args.reference,
+        min_change=args.min_change,
+        fail_on_regression=args.fail_on_regression,
+        color=color,
+    )
+
+
+def compare(
+    groups: Sequence[Sequence[Path]],
+    *,
+    out: Path | None = None,
+    reference: bool = False,
+    min_change: float = DEFAULT_MIN_CHANGE,
+    fail_on_regression: bool = False,
+    color: bool = False,
+) -> int:
+    """Compare systems, each given as one or more results directories (the first
+    system is the baseline); print the comparison and, with `out`, write its files
+    there. With `reference` the published figures are shown too, and one system is
+    enough. Returns the exit status; bad input is a UsageError (one sentence)."""
     # Loaded here: scipy takes a second to import, which no other command should pay.
     from rtbench.compare import html, model, tables, text  # noqa: PLC0415
 
-    if args.out is not None:
-        _check_out(args.out)
-    groups = [[p] for p in args.paths] if not args.vs else [args.paths, *args.vs]
-    systems = model.load_groups(groups)
-    comparison = model.build(systems, min_change=args.min_change)
-    sys.stdout.write(text.render(comparison, color=color, with_reference=args.reference))
-    if args.out is not None:
+    if out is not None:
+        _check_out(out)
+    systems = model.load_groups(groups, alone=reference)
+    comparison = model.build(systems, min_change=min_change)
+    sys.stdout.write(text.render(comparison, color=color, with_reference=reference))
+    if out is not None:
         try:
-            args.out.mkdir(parents=True, exist_ok=True)
-            write_atomic(
-                args.out / HTML_FILE, html.render(comparison, with_reference=args.reference)
-            )
-            write_atomic(
-                args.out / MARKDOWN_FILE,
-                tables.markdown(comparison, with_reference=args.reference),
-            )
-            write_atomic(args.out / CSV_FILE, tables.csv_text(comparison))
+            out.mkdir(parents=True, exist_ok=True)
+            write_atomic(out / HTML_FILE, html.render(comparison, with_reference=reference))
+            write_atomic(out / MARKDOWN_FILE, tables.markdown(comparison, with_reference=reference))
+            write_atomic(out / CSV_FILE, tables.csv_text(comparison))
         except OSError as e:
-            raise UsageError(f"Cannot write to {args.out}: {e.strerror or e}.") from None
-        sys.stdout.write(f"comparison: {args.out / HTML_FILE} (and .md, .csv)\n")
+            raise UsageError(f"Cannot write to {out}: {e.strerror or e}.") from None
+        sys.stdout.write(f"comparison: {out / HTML_FILE} (and .md, .csv)\n")
     sys.stdout.flush()
-    if args.fail_on_regression and regressed(comparison):
+    if fail_on_regression and regressed(comparison):
         return REGRESSION_STATUS
     return 0
-
-
-def compare_dirs(paths: list[Path], out: Path, color: bool) -> int:
-    """Compare the result directories of one run's targets (`rtbench run --target A
-    --target B`): the first is the baseline; files go to `out`."""
-    args = argparse.Namespace(
-        paths=paths,
-        out=out,
-        reference=False,
-        min_change=DEFAULT_MIN_CHANGE,
-        fail_on_regression=False,
-    )
-    return run(args, color)
 
 
 def regressed(comparison: Comparison) -> bool:

@@ -74,7 +74,11 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
     rows = []
     for index, system in enumerate(comparison.systems):
         diff = row.differences[index]
-        text = "baseline" if index == 0 else wording.difference_text(diff, system.letter, row)
+        text = (
+            wording.base_word(comparison)
+            if index == 0
+            else wording.difference_text(diff, system.letter, row)
+        )
         rows.append(
             [
                 esc(system.name),
@@ -132,10 +136,13 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
 
 def render(comparison: Comparison, *, with_reference: bool = False) -> str:
     systems = comparison.systems
-    title = f"rtbench comparison: {len(systems)} results"
+    alone = wording.alone(comparison)
+    title = "rtbench comparison: " + (
+        wording.heading(comparison) if alone else f"{len(systems)} results"
+    )
     body = [
         f'<header class="top"><h1>{esc(title)}</h1>',
-        "<p>A is the baseline; every other result is tested against it.</p>",
+        f"<p>{esc(wording.intro(comparison))}</p>",
         page.kv_table([(s.letter, s.describe()) for s in systems]),
         "</header>",
     ]
@@ -143,14 +150,16 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
         body.append('<div class="banner">Configuration differences: read these first<ul>')
         body += [f"<li>{esc(w)}</li>" for w in comparison.warnings]
         body.append("</ul></div>")
-    body.append('<section class="block"><h2>Rating</h2>')
-    body.append(
-        page.table(["family", "result"], [[r.family, r.sentence] for r in comparison.ratings])
-    )
-    body.append("<h3>Summary</h3><ul>")
-    body += [f"<li>{esc(line)}</li>" for line in wording.summary_counts(comparison)]
-    body += [f"<li>⚠ {esc(line)}</li>" for line in wording.run_notes(comparison)]
-    body.append("</ul></section>")
+    summary = [f"<li>{esc(line)}</li>" for line in wording.summary_counts(comparison)]
+    summary += [f"<li>⚠ {esc(line)}</li>" for line in wording.run_notes(comparison)]
+    if not alone:
+        body.append('<section class="block"><h2>Rating</h2>')
+        body.append(
+            page.table(["family", "result"], [[r.family, r.sentence] for r in comparison.ratings])
+        )
+        body += ["<h3>Summary</h3><ul>", *summary, "</ul></section>"]
+    elif summary:
+        body += ['<section class="block"><h2>Summary</h2><ul>', *summary, "</ul></section>"]
     if comparison.verdicts:
         rows = []
         for v in comparison.verdicts:
@@ -170,9 +179,10 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
         body.append('<section class="block"><h2>Scenarios that did not end ok everywhere</h2><ul>')
         body += [f"<li>{esc(line)}</li>" for line in comparison.statuses]
         body.append("</ul></section>")
-    body.append('<section class="block"><h2>Rules</h2><ul>')
-    body += [f"<li>{esc(rule)}</li>" for rule in wording.rules(comparison.min_change)]
-    body.append("</ul></section>")
+    if not alone:
+        body.append('<section class="block"><h2>Rules</h2><ul>')
+        body += [f"<li>{esc(rule)}</li>" for rule in wording.rules(comparison.min_change)]
+        body.append("</ul></section>")
     if with_reference:
         others = wording.other_published(comparison)
         if others:

@@ -156,11 +156,17 @@ def load_systems(paths: Sequence[Path]) -> list[System]:
     return load_groups([[p] for p in paths])
 
 
-def load_groups(groups: Sequence[Sequence[Path]]) -> list[System]:
+def load_groups(groups: Sequence[Sequence[Path]], *, alone: bool = False) -> list[System]:
     """Load systems given as several runs each (a group of results directories of
-    one configuration); bad input is one sentence (UsageError)."""
-    if len(groups) < 2:
-        raise UsageError("At least two results directories are needed (the first is the baseline).")
+    one configuration); bad input is one sentence (UsageError). `alone`: one system
+    is enough (it is set beside the published figures, not against another)."""
+    if not groups:
+        raise UsageError("At least one results directory is needed.")
+    if len(groups) < 2 and not alone:
+        raise UsageError(
+            "At least two results directories are needed (the first is the baseline), "
+            "or one with --reference to set it beside the published figures."
+        )
     if len(groups) > 26:
         raise UsageError("At most 26 results directories can be compared.")
     systems = []

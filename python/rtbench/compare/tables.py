@@ -35,7 +35,9 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
             [
                 system.name,
                 *wording.stat_cells(row, index, div),
-                "baseline" if index == 0 else wording.difference_text(diff, system.letter, row),
+                wording.base_word(comparison)
+                if index == 0
+                else wording.difference_text(diff, system.letter, row),
             ]
         )
     header = ["system", *wording.STAT_HEADERS]
@@ -55,21 +57,23 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
 
 
 def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
-    out = [f"# rtbench comparison: {len(comparison.systems)} results, baseline A", ""]
+    out = [f"# rtbench comparison: {wording.heading(comparison)}", ""]
     out += [f"- **{s.letter}**: {s.describe()}" for s in comparison.systems]
     out.append("")
     if comparison.warnings:
         out += ["## Configuration differences", ""]
         out += [f"- ⚠ {w}" for w in comparison.warnings]
         out.append("")
-    out += ["## Rating", ""]
-    out += _md_table(
-        ["family", "result"], [[r.family, r.sentence] for r in comparison.ratings], set()
-    )
-    out += ["", "## Summary", ""]
-    out += [f"- {line}" for line in wording.summary_counts(comparison)]
-    out += [f"- ⚠ {line}" for line in wording.run_notes(comparison)]
-    out.append("")
+    if not wording.alone(comparison):
+        out += ["## Rating", ""]
+        out += _md_table(
+            ["family", "result"], [[r.family, r.sentence] for r in comparison.ratings], set()
+        )
+        out.append("")
+    summary = [f"- {line}" for line in wording.summary_counts(comparison)]
+    summary += [f"- ⚠ {line}" for line in wording.run_notes(comparison)]
+    if summary:
+        out += ["## Summary", "", *summary, ""]
     if comparison.verdicts:
         out += ["## Behaviour verdicts", ""]
         rows = [
@@ -90,8 +94,9 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
         out += ["## Scenarios that did not end ok everywhere", ""]
         out += [f"- {line}" for line in comparison.statuses]
         out.append("")
-    out += ["## Rules", ""]
-    out += [f"- {rule}" for rule in wording.rules(comparison.min_change)]
+    if not wording.alone(comparison):
+        out += ["## Rules", ""]
+        out += [f"- {rule}" for rule in wording.rules(comparison.min_change)]
     if with_reference:
         others = wording.other_published(comparison)
         if others:

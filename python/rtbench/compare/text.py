@@ -67,7 +67,7 @@ def _metric_block(
     for index, system in enumerate(comparison.systems):
         cell = row.cells[index]
         diff = row.differences[index]
-        word = "baseline" if index == 0 else "-"
+        word = wording.base_word(comparison) if index == 0 else "-"
         if diff is not None:
             word = wording.OUTCOME_WORDS[diff.outcome]
             if diff.outcome != "same" or "spread" in (diff.location, diff.tail):
@@ -98,9 +98,7 @@ def _metric_block(
 def render(comparison: Comparison, *, color: bool = False, with_reference: bool = False) -> str:
     s = _Style(color)
     systems = comparison.systems
-    out: list[str] = [
-        s(f"rtbench compare: {len(systems)} results, baseline A", "bold"),
-    ]
+    out: list[str] = [s(f"rtbench compare: {wording.heading(comparison)}", "bold")]
     for system in systems:
         out.extend(_wrap(f"{system.letter}  {system.describe()}", "  "))
     if comparison.warnings:
@@ -108,7 +106,12 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
         for w in comparison.warnings:
             out.extend(_wrap("! " + w, "  "))
     if comparison.metrics:
-        out += ["", s("Results (× = ratio to A; the rules are at the end)", "bold")]
+        title = (
+            "Results, with the published figures of other systems (not this machine)"
+            if wording.alone(comparison)
+            else "Results (× = ratio to A; the rules are at the end)"
+        )
+        out += ["", s(title, "bold")]
         for row in comparison.metrics:
             out.append("")
             out.extend(_metric_block(comparison, row, s, with_reference))
@@ -133,17 +136,22 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
         out += ["", s("Scenarios that did not end ok everywhere", "bold")]
         for line in comparison.statuses:
             out.extend(_wrap(line, "  "))
-    out += ["", s("Rating", "bold")]
-    for r in comparison.ratings:
-        out.extend(_wrap(f"{r.family:<16} {r.sentence}", "  "))
-    out += ["", s("Summary", "bold")]
-    for line in wording.summary_counts(comparison):
-        out.extend(_wrap(line, "  "))
-    for line in wording.run_notes(comparison):
-        out.extend(_wrap("! " + line, "  "))
-    out += ["", s("Rules", "bold")]
-    for rule in wording.rules(comparison.min_change):
-        out.extend(_wrap("- " + rule, "  "))
+    if not wording.alone(comparison):
+        out += ["", s("Rating", "bold")]
+        for r in comparison.ratings:
+            out.extend(_wrap(f"{r.family:<16} {r.sentence}", "  "))
+    summary = wording.summary_counts(comparison)
+    notes = wording.run_notes(comparison)
+    if summary or notes:
+        out += ["", s("Summary", "bold")]
+        for line in summary:
+            out.extend(_wrap(line, "  "))
+        for line in notes:
+            out.extend(_wrap("! " + line, "  "))
+    if not wording.alone(comparison):
+        out += ["", s("Rules", "bold")]
+        for rule in wording.rules(comparison.min_change):
+            out.extend(_wrap("- " + rule, "  "))
     if with_reference:
         others = wording.other_published(comparison)
         if others:

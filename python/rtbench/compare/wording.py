@@ -57,6 +57,34 @@ def rules(min_change: float) -> list[str]:
     return [*difference_rules(min_change), *RATING_RULES]
 
 
+def alone(comparison: Comparison) -> bool:
+    """One result beside the published figures (`compare DIR --reference`): no other
+    system, so nothing is tested or rated."""
+    return len(comparison.systems) == 1
+
+
+def heading(comparison: Comparison) -> str:
+    """What is compared, for the first line of every format."""
+    if alone(comparison):
+        return "1 result and the published figures"
+    return f"{len(comparison.systems)} results, baseline A"
+
+
+def intro(comparison: Comparison) -> str:
+    """One sentence under the heading: what the comparison does."""
+    if alone(comparison):
+        return (
+            "A is shown beside the published figures of other systems: other hardware, "
+            "other years, never a same-machine comparison; nothing is tested or rated."
+        )
+    return "A is the baseline; every other result is tested against it."
+
+
+def base_word(comparison: Comparison) -> str:
+    """The outcome cell of A's line: nothing when A is alone."""
+    return "" if alone(comparison) else "baseline"
+
+
 def row_scale(row: MetricRow) -> tuple[str, float]:
     """The display unit and divisor of a metric, chosen from the baseline's median."""
     reference_cell = next((c for c in row.cells if c is not None), None)
@@ -252,6 +280,8 @@ def run_notes(comparison: Comparison) -> list[str]:
     """How far the verdicts account for run-to-run variance, per compared pair."""
     systems = comparison.systems
     base = systems[0]
+    if alone(comparison):
+        return []
     if all(s.n_runs == 1 for s in systems):
         return [
             "Run-to-run variance was not measured (one run per system): the tests see only "

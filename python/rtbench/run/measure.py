@@ -31,6 +31,7 @@ from rtbench.model.catalog import CoreScenario
 
 CPU_MASK_BITS = 64
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h)\s*$")
+_NEGATIVE = re.compile(r"^\s*-\s*\.?\d")
 _DURATION_MS = {"ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000}
 DURATION_MAX_MS = 864_000_000  # ten days: the scenarios' own bound
 PPM_ONE = 1_000_000
@@ -40,6 +41,8 @@ PPM_MAX = 1_000_000_000  # the core's bound: a thousand times the profile
 def parse_duration(text: str, flag: str = "--duration") -> int:
     """`60s`, `10m`, `2h`, `500ms` -> milliseconds; UsageError otherwise."""
     m = _DURATION.match(text)
+    if _NEGATIVE.match(text) or (m is not None and float(m.group(1)) == 0):
+        raise UsageError(f"{flag} '{text}' must be a positive duration (60s, 10m, 2h).")
     if m is None:
         raise UsageError(
             f"{flag} '{text}' is not a duration (use a number and ms, s, m or h: 60s, 10m, 2h)."

@@ -144,6 +144,10 @@ def parse(text: str) -> Requirement:
             )
         if unit:
             raise _bad(text, f"{subject} is a count and takes no unit")
+        if number < 0:
+            raise _bad(text, f"{subject} is a count, never below 0, so {m['value']} is no limit")
+        if number == 0 and op == "<":
+            raise _bad(text, f"{subject} is never below 0, so it could never be met")
         return Requirement(text, "count", subject, op=op, limit=number)
     if stat.lower() not in STATS:
         raise _bad(text, f"unknown statistic '{stat}' (use {', '.join(STATS)} or pass)")
@@ -151,6 +155,10 @@ def parse(text: str) -> Requirement:
         raise _bad(text, "the value needs a time unit (ns, us, µs, ms or s)")
     if unit not in TIME_UNITS:
         raise _bad(text, f"unknown unit '{unit}' (use ns, us, µs, ms or s)")
+    if number < 0:
+        raise _bad(text, f"a time is never negative, so {m['value']}{unit} is no limit")
+    if number == 0 and op == "<":
+        raise _bad(text, "no time is below 0, so it could never be met")
     scenario, _, metric = subject.partition("/")
     return Requirement(
         text,

@@ -70,6 +70,8 @@ def parse_address(spec: str) -> Address:
     host = parts.hostname
     if not host or parts.path not in ("", "/") or parts.query or parts.fragment:
         raise UsageError(usage)
+    if port == 0:
+        raise UsageError(f"The SSH target '{spec}' names port 0; a port is 1 to 65535.")
     if parts.password is not None:
         raise UsageError(
             f"The SSH target '{spec}' holds a password; rtbench never asks for or sends "
