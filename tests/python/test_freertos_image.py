@@ -7,13 +7,15 @@ protocol (docs/targets.md) to it. Checked here: the ready line and the facts
 file, the catalog (IPC unsupported), every record valid against the schema,
 SEM-B-REL and MUT-B-ARC passing with their negative controls caught and the
 priority ceiling unsupported with its reason, several runs in one boot, a
-second run refused while one runs, `term` ending a run early, and identical
-figures from two boots under QEMU's -icount.
+second run refused while one runs, `term` ending a run early, identical
+figures from two boots under QEMU's -icount, and an image built with a
+configuration that defines no configASSERT (as production builds do).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -157,3 +159,20 @@ def test_deterministic_figures(elf: Path) -> None:
     for name in LATENCY:
         assert runs[0][name], f"{name}: no result"
         assert runs[0][name] == runs[1][name], f"{name} differs between two -icount boots"
+
+
+def test_a_configuration_without_configassert_builds_and_boots(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    header = (frt.ROOT / "ports" / "freertos" / "config" / "FreeRTOSConfig.h").read_text()
+    without, removed = re.subn(r"#define configASSERT\(x\)(?:.*\\\n)*.*\n", "", header)
+    assert removed == 1 and "define configASSERT" not in without
+    (config / "FreeRTOSConfig.h").write_text(without)
+    img = frt.Image(frt.build(tmp_path / "build", config), ICOUNT_SHIFT)
+    try:
+        assert img.ready == "#rtb ready 1 FreeRTOS%20V11.1.0 mps2-an385"
+        res = run_one(img, "sem.wait.available")
+        assert res.end_status("sem.wait.available") == "ok"
+        assert any(r.get("metric") == "wait" for r in res.of_type("result"))
+    finally:
+        img.close()
