@@ -279,11 +279,17 @@ static void runner_main(void *arg)
 
 void frt_console_start(void)
 {
+	BaseType_t runner, console;
+
+	/* Created outside any configASSERT(): a configuration may define it empty
+	 * (production builds do), and the tasks must exist all the same. */
 	write_lock = xSemaphoreCreateMutex();
-	configASSERT(write_lock != NULL);
-	configASSERT(xTaskCreate(runner_main, "rtb-run", FRT_RUNNER_STACK_BYTES / 4, NULL,
-				 FRT_NATIVE(0), &runner_task) == pdPASS);
-	configASSERT(xTaskCreate(console_main, "rtb-console", 1024, NULL, FRT_PRIO_CONSOLE,
-				 &console_task) == pdPASS);
+	runner = xTaskCreate(runner_main, "rtb-run", FRT_RUNNER_STACK_BYTES / 4, NULL,
+			     FRT_NATIVE(0), &runner_task);
+	console = xTaskCreate(console_main, "rtb-console", 1024, NULL, FRT_PRIO_CONSOLE,
+			      &console_task);
 	board_init(rx_isr);
+	/* Checked once the UART is up, so the failure is said on the console. */
+	if (write_lock == NULL || runner != pdPASS || console != pdPASS)
+		rtb_fw_fatal("the console tasks could not be created (heap too small?)", 0);
 }

@@ -6,12 +6,16 @@ With `arch` (a `uname -m` value), `libc` or `static`, it builds for a target
 in `build/<arch>-<libc>[-static]`, with a cross compiler or musl-gcc named by
 a toolchain file in `cmake/toolchains/` (see docs/builds.md).
 
-The build is skipped when nothing it depends on changed: a stamp holds a hash
-of the paths, modification times and sizes of core/, ports/, cmake/ and
-CMakeLists.txt, and the binary must exist. Concurrent rtbench commands wait
-for each other (a lock file) instead of building the same tree twice. In a
-checkout this user cannot write to, an up-to-date build there is used as it
-is; otherwise the core is built in this user's cache
+The build is skipped when nothing it depends on changed: a stamp lists the
+SHA-256 of the content of every file in core/, ports/, cmake/ and
+CMakeLists.txt (`file_manifest`), and the binary must exist. A file whose
+content changed while its modification time did not move past the last build
+(copied with its old time, say) would be missed by make, which compares times:
+then the build folder is emptied and built from scratch (`cached_build`).
+Concurrent rtbench commands wait for each other (a lock file) instead of
+building the same tree twice. In a checkout this user cannot write to, an
+up-to-date build there is used as it is; otherwise the core is built in this
+user's cache
 (`~/.cache/rtbench/build-<hash of the checkout path>/<folder>`).
 
 Test hook: the environment variable RTBENCH_CORE names a core binary to use
@@ -25,9 +29,10 @@ import fcntl
 import hashlib
 import os
 import platform
+import re
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +42,8 @@ from rtbench.errors import BuildError, UsageError
 CORE_ENV = "RTBENCH_CORE"
 BUILD_SUBDIR = Path("build") / "host"
 STAMP_NAME = ".rtbench-stamp"  # beside a build: what it was built from
+# beside a build: what its last attempt was started from (its time: when)
+INPUTS_NAME = ".rtbench-inputs"
 LIBCS = ("glibc", "musl")
 
 # `uname -m` spellings -> the architecture rtbench builds for.
@@ -148,13 +155,68 @@ def _inputs(root: Path) -> list[Path]:
     return sorted(files)
 
 
-def source_stamp(root: Path) -> str:
-    """A hash of what a build depends on (paths, mtimes, sizes)."""
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's content, in hex."""
     digest = hashlib.sha256()
-    for path in _inputs(root):
-        st = path.stat()
-        digest.update(f"{path.relative_to(root)}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 16), b""):
+            digest.update(block)
     return digest.hexdigest()
+
+
+def file_manifest(paths: Iterable[Path]) -> str:
+    """One line per file, as `sha256sum` prints it: the SHA-256 of its content,
+    two spaces, its absolute path. A stamp made of such lines lets
+    `cached_build` see which files changed."""
+    return "".join(f"{file_sha256(p)}  {p.absolute()}\n" for p in paths)
+
+
+def source_stamp(root: Path) -> str:
+    """What a build of rtbench depends on: the content of every file in core/,
+    ports/, cmake/ and CMakeLists.txt (`file_manifest`; about 1 MB to read)."""
+    return file_manifest(_inputs(root))
+
+
+_MANIFEST_LINE = re.compile(r"([0-9a-f]{64})  (/.*)")
+
+
+def _missed_by_times(before: str, now: str, started_ns: int) -> bool:
+    """Whether a build tool that compares modification times could miss a change
+    between the stamp `before` (of the attempt started at `started_ns`) and
+    `now`: a file whose content changed but whose time is not later than that
+    start, a file gone, or a change in a line that names no file."""
+    old: dict[str, str] = {}
+    new: dict[str, str] = {}
+    other_old: list[str] = []
+    other_new: list[str] = []
+    for text, files, other in ((before, old, other_old), (now, new, other_new)):
+        for line in text.splitlines():
+            match = _MANIFEST_LINE.fullmatch(line)
+            if match is None:
+                other.append(line)
+            else:
+                files[match.group(2)] = match.group(1)
+    if other_old != other_new or not set(old) <= set(new):
+        return True
+    for path, digest in new.items():
+        if old.get(path) == digest:
+            continue
+        try:
+            if Path(path).stat().st_mtime_ns <= started_ns:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _empty(folder: Path, keep: tuple[str, ...]) -> None:
+    for entry in folder.iterdir():
+        if entry.name in keep:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def _writable(build_dir: Path) -> bool:
@@ -194,8 +256,14 @@ def cached_build(
     may refuse with an error of its own before `announce()` says a build
     starts; the commands' output goes to `folder/build.log`, which every
     BuildError names (`what` names the product: "Building {what} failed").
-    `check(log_file)` may refuse the product before the stamp is written."""
+    `check(log_file)` may refuse the product before the stamp is written.
+
+    The stamp of each attempt is kept beside the build (INPUTS_NAME, written as
+    the attempt starts). When the next stamp differs in a way a build tool that
+    compares modification times could miss (`_missed_by_times`: the stamp is a
+    `file_manifest`), the folder is emptied first, so the build starts afresh."""
     stamp_file = folder / STAMP_NAME
+    inputs_file = folder / INPUTS_NAME
     log_file = folder / "build.log"
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -209,6 +277,14 @@ def cached_build(
         commands = steps()
         announce()
         stamp_file.unlink(missing_ok=True)
+        try:
+            last = inputs_file.read_text()
+            last_ns = inputs_file.stat().st_mtime_ns
+        except OSError:
+            last = None  # never built here by this rtbench: the tool's own view
+        if last is not None and _missed_by_times(last, current, last_ns):
+            _empty(folder, (".lock",))
+        inputs_file.write_text(current)
         with log_file.open("w") as log:
             for command in commands:
                 log.write("$ " + " ".join(command) + "\n")

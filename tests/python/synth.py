@@ -102,13 +102,16 @@ def write_result(
     *,
     verdicts: Sequence[dict[str, Any]] = (),
     run: Mapping[str, Any] | None = None,
+    host: Mapping[str, Any] | None = None,
     raw: bool = True,
 ) -> Path:
-    """A results directory holding `metrics` ((scenario, metric, label) -> samples)."""
+    """A results directory holding `metrics` ((scenario, metric, label) -> samples);
+    `run` and `host` replace keys of the document's run and host."""
     doc = json.loads(BASE_DOC.read_text())
     doc = copy.deepcopy(doc)
     doc["run"]["id"] = out.name
     doc["run"].update(run or {})
+    doc["host"].update(host or {})
     (out / "samples").mkdir(parents=True, exist_ok=True)
     scenarios = []
     for (scenario, metric, label), values in metrics.items():

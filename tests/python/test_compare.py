@@ -157,6 +157,46 @@ def test_different_configurations_are_warned_about(tmp_path: Path) -> None:
     assert "Configuration differences" in text.render(c)
 
 
+def _freertos_host(digest: str, modified: bool | None) -> dict[str, object]:
+    checkout = {
+        "path": "/src/FreeRTOS-Kernel",
+        "tag": "V11.1.0",
+        "commit": "dbf70559b27d39c1fdb68dfb9a32140b6a6777a0",
+        "read_from": "VERSION",
+        "digest": digest,
+        "modified": modified,
+        "modified_reason": "the digest is FreeRTOS V11.1.0's" if modified is False else "edited",
+    }
+    return {"kernel": {"system": "FreeRTOS", "release": "V11.1.0", "checkout": checkout}}
+
+
+def test_a_different_kernel_digest_is_a_configuration_difference(tmp_path: Path) -> None:
+    values = lognormal(1, 500, 3000)
+    release = "edbbb421e69ffe013a261676f837136b005aacd198ef47ee64bae5d87ed6720a"
+    edited = "0123456789ab" + "f" * 52
+    da = write_result(tmp_path / "a", {WAKE: values}, host=_freertos_host(release, False))
+    same = write_result(tmp_path / "same", {WAKE: values}, host=_freertos_host(release, False))
+    db = write_result(tmp_path / "b", {WAKE: values}, host=_freertos_host(edited, True))
+    unsure = write_result(tmp_path / "u", {WAKE: values}, host=_freertos_host(release, None))
+    linux = write_result(tmp_path / "linux", {WAKE: values})
+
+    assert not [w for w in model.build(model.load_systems([da, same])).warnings if "kernel" in w]
+    c = model.build(model.load_systems([da, db]))
+    line = (
+        "kernel sources differs: A V11.1.0 digest edbbb421e69f, unmodified, "
+        "B V11.1.0 digest 0123456789ab, modified."
+    )
+    assert [w for w in c.warnings if "kernel" in w] == [line]  # said once, not as host facts
+    for shown in (text.render(c), tables.markdown(c)):
+        flat = " ".join(shown.split())  # as wrapped to the terminal's width
+        assert flat.index(line) > flat.index("Configuration differences")
+    c = model.build(model.load_systems([da, unsure]))
+    assert "B V11.1.0 digest edbbb421e69f, unknown whether modified." in " ".join(c.warnings)
+    # a kernel that is not built from a checkout has no such fact to differ in
+    c = model.build(model.load_systems([linux, db]))
+    assert not any(w.startswith("kernel sources") for w in c.warnings)
+
+
 def test_rating_families_and_metrics_only_in_one_system(tmp_path: Path) -> None:
     da = write_result(tmp_path / "a", {WAKE: lognormal(1, N, 3000), SWITCH: lognormal(3, N, 900)})
     db = write_result(tmp_path / "b", {WAKE: lognormal(2, N, 3000)})

@@ -7,13 +7,18 @@ protocol (docs/targets.md) to it. Checked here: the ready line and the facts
 file, the catalog (IPC unsupported), every record valid against the schema,
 SEM-B-REL and MUT-B-ARC passing with their negative controls caught and the
 priority ceiling unsupported with its reason, several runs in one boot, a
-second run refused while one runs, `term` ending a run early, and identical
-figures from two boots under QEMU's -icount.
+second run refused while one runs, `term` ending a run early, identical
+figures from two boots under QEMU's -icount, an image built with a
+configuration that defines no configASSERT (as production builds do), and a
+kernel edited after a build: rebuilt, said modified, and measured slower.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +28,7 @@ import pytest
 
 import freertos_image as frt
 from rtbench.model.records import check_record
+from rtbench.targets import freertos_image
 
 WHY = frt.missing()
 pytestmark = [
@@ -157,3 +163,71 @@ def test_deterministic_figures(elf: Path) -> None:
     for name in LATENCY:
         assert runs[0][name], f"{name}: no result"
         assert runs[0][name] == runs[1][name], f"{name} differs between two -icount boots"
+
+
+def test_a_configuration_without_configassert_builds_and_boots(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    header = (frt.ROOT / "ports" / "freertos" / "config" / "FreeRTOSConfig.h").read_text()
+    without, removed = re.subn(r"#define configASSERT\(x\)(?:.*\\\n)*.*\n", "", header)
+    assert removed == 1 and "define configASSERT" not in without
+    (config / "FreeRTOSConfig.h").write_text(without)
+    img = frt.Image(frt.build(tmp_path / "build", config), ICOUNT_SHIFT)
+    try:
+        assert img.ready == "#rtb ready 1 FreeRTOS%20V11.1.0 mps2-an385"
+        res = run_one(img, "sem.wait.available")
+        assert res.end_status("sem.wait.available") == "ok"
+        assert any(r.get("metric") == "wait" for r in res.of_type("result"))
+    finally:
+        img.close()
+
+
+# A few hundred instructions more on the path of a semaphore take.
+_SPIN = (
+    "traceENTER_xQueueSemaphoreTake( xQueue, xTicksToWait );\n"
+    "    { volatile uint32_t ulSpin; for( ulSpin = 0; ulSpin < 100; ulSpin++ ) { } }\n"
+)
+
+
+def _wait_median(elf: Path) -> int:
+    img = frt.Image(elf, ICOUNT_SHIFT)
+    try:
+        res = run_one(img, "sem.wait.available")
+    finally:
+        img.close()
+    (wait,) = [r for r in res.of_type("result") if r.get("metric") == "wait"]
+    return int(wait["stats"]["p50"])
+
+
+def test_an_edited_kernel_is_rebuilt_said_modified_and_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kernel = tmp_path / "FreeRTOS-Kernel"
+    shutil.copytree(os.environ[freertos_image.KERNEL_ENV], kernel)
+    for path in [kernel, *kernel.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o200)
+    monkeypatch.setenv(freertos_image.KERNEL_ENV, str(kernel))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for name in (freertos_image.IMAGE_ENV, freertos_image.CONFIG_ENV):
+        monkeypatch.delenv(name, raising=False)
+
+    said: list[str] = []
+    first = freertos_image.ensure_image(frt.ROOT, frt.BOARD, said.append)
+    assert first.kernel is not None and first.kernel.modified is False
+    before = first.path.read_bytes()
+    fast = _wait_median(first.path)
+
+    queue = kernel / "queue.c"
+    st = queue.stat()
+    text = queue.read_text()
+    assert text.count(_SPIN.splitlines()[0]) == 1
+    queue.write_text(text.replace(_SPIN.splitlines()[0] + "\n", _SPIN))
+    # with its old time, as a copy that keeps times makes it: make would miss it
+    os.utime(queue, ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = freertos_image.ensure_image(frt.ROOT, frt.BOARD, said.append)
+    assert len(said) == 2, said  # built again
+    assert second.path == first.path and second.path.read_bytes() != before
+    assert second.kernel is not None and second.kernel.modified is True
+    assert second.kernel.digest != first.kernel.digest
+    slow = _wait_median(second.path)
+    assert slow > fast + 100, (fast, slow)

@@ -222,7 +222,20 @@ def test_a_run_records_the_image_its_kernel_and_no_settings(
     assert [s["setting"] for s in data["settings"]["skipped"]] == ["cpu_dma_latency"]
     statuses = {s["name"]: s["status"] for s in data["scenarios"]}
     assert statuses == {"cal.timestamp": "ok", "sem.wait.block": "ok"}
-    assert "kernel checkout V11.1.0 dbf70559b27d" in done.stdout
+    # the stand-in checkout's files are not V11.1.0's: its sources are modified
+    kernel = info["freertos_kernel"]
+    digest = freertos_image.kernel_digest(
+        Path(kernel["path"]), freertos_image.kernel_files(Path(kernel["path"]))
+    )
+    assert kernel["digest"] == digest != freertos_image.KNOWN_DIGESTS["V11.1.0"]
+    assert kernel["modified"] is True
+    assert host["kernel"]["checkout"] == kernel
+    said = f"kernel checkout V11.1.0 dbf70559b27d, sources {digest[:12]} modified"
+    assert said in done.stdout
+    shown = run_cli("show", str(out))
+    assert shown.returncode == 0, shown.stderr
+    assert said in shown.stdout
+    assert said in (out / "report.html").read_text()
     assert "DETERMINISTIC" not in done.stdout
     (argv,) = _starts(fake_env)
     assert "-icount" not in argv  # the negative control of the test below
@@ -327,6 +340,11 @@ def test_system_describes_the_image(run_cli: RunCli, fake_env: dict[str, str]) -
     assert "FreeRTOS V11.1.0 (GCC/ARM_CM3)" in done.stdout
     assert re.search(r"configUSE_PREEMPTION:\s+1\n", done.stdout)
     assert "V11.1.0 dbf70559b27d39c1fdb68dfb9a32140b6a6777a0" in done.stdout
+    assert re.search(
+        r"kernel sources:\s+digest [0-9a-f]{64}, modified \(the digest differs from "
+        r"FreeRTOS V11.1.0's\)\n",
+        done.stdout,
+    )
 
 
 # ---- this machine and the board in one run ------------------------------------------

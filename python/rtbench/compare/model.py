@@ -27,7 +27,7 @@ from rtbench.model.records import params_key
 from rtbench.model.resolution import Resolution
 from rtbench.model.results import ResultsDocument, load, read_samples
 from rtbench.model.summary import MetricSummary
-from rtbench.report.common import VerdictView, first_meta, verdicts
+from rtbench.report.common import VerdictView, first_meta, modified_text, verdicts
 from rtbench.run.load import KEY as LOAD_KEY
 from rtbench.run.load import summary as load_summary
 
@@ -436,6 +436,13 @@ _VOLATILE = (
     "cpu_dma_latency.value_us",
     "python",
 )
+# Host facts compared as a run fact instead ("kernel sources"), so a difference
+# is said once.
+_AS_RUN_FACTS = (
+    "kernel.checkout.digest",
+    "kernel.checkout.modified",
+    "kernel.checkout.modified_reason",
+)
 _HOST_LINES_MAX = 12
 
 
@@ -444,7 +451,7 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
     if isinstance(value, Mapping):
         for k, v in value.items():
             path = f"{prefix}.{k}" if prefix else str(k)
-            if any(path == p or path.startswith(p + ".") for p in _VOLATILE):
+            if any(path == p or path.startswith(p + ".") for p in _VOLATILE + _AS_RUN_FACTS):
                 continue
             out.update(_flatten(v, path))
     else:
@@ -488,6 +495,7 @@ def _run_facts(system: System) -> dict[str, str]:
         if other_conditions
         else "none",
         "OS": _os_text(doc),
+        "kernel sources": _kernel_sources(doc),
         "port": "-" if meta is None else str(meta.get("port")),
         "C library": "-" if meta is None else str(meta.get("libc")),
     }
@@ -502,6 +510,20 @@ def _os_text(doc: ResultsDocument) -> str:
         parts = (kernel.get("system"), kernel.get("release"), kernel.get("version"))
         return " ".join(str(p) for p in parts if p)
     return "-"
+
+
+def _kernel_sources(doc: ResultsDocument) -> str:
+    """A kernel built from a checkout (FreeRTOS): its release, the digest of its
+    files built and whether they are modified; "-" for any other kernel."""
+    kernel = doc.host.get("kernel")
+    checkout = kernel.get("checkout") if isinstance(kernel, Mapping) else None
+    if not isinstance(checkout, Mapping):
+        return "-"
+    release = checkout.get("tag") or "unknown release"
+    digest = checkout.get("digest")
+    if not digest:
+        return f"{release}, digest not recorded"
+    return f"{release} digest {str(digest)[:12]}, {modified_text(checkout.get('modified'))}"
 
 
 def configuration_warnings(systems: Sequence[System]) -> list[str]:

@@ -191,14 +191,33 @@ def emulated(doc: ResultsDocument) -> bool:
 
 
 def checkout_text(kernel: Mapping[str, Any]) -> str | None:
-    """ "kernel checkout V11.1.0 dbf70559b27d" for a kernel built from a source
-    checkout (FreeRTOS), None otherwise."""
+    """ "kernel checkout V11.1.0 dbf70559b27d, sources edbbb421e69f unmodified" for
+    a kernel built from a source checkout (FreeRTOS), None otherwise."""
     checkout = kernel.get("checkout")
     if not isinstance(checkout, Mapping):
         return None
     tag, commit = checkout.get("tag"), checkout.get("commit")
     text = " ".join(str(p) for p in (tag, str(commit)[:12] if commit else None) if p)
+    sources = sources_text(checkout)
+    if sources is not None:
+        text = f"{text}, {sources}" if text else sources
     return f"kernel checkout {text}" if text else None
+
+
+def modified_text(modified: Any) -> str:
+    """How a kernel's sources compare with its release: "modified", "unmodified",
+    or "unknown whether modified"."""
+    return {True: "modified", False: "unmodified"}.get(modified, "unknown whether modified")
+
+
+def sources_text(checkout: Mapping[str, Any]) -> str | None:
+    """ "sources edbbb421e69f modified": the digest of a kernel checkout's files
+    built and whether they differ from its release; None for a result that
+    recorded no digest."""
+    digest = checkout.get("digest")
+    if not digest:
+        return None
+    return f"sources {str(digest)[:12]} {modified_text(checkout.get('modified'))}"
 
 
 def deterministic(doc: ResultsDocument) -> str | None:

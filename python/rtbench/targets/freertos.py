@@ -35,6 +35,7 @@ from typing import Any
 
 from rtbench.errors import UsageError
 from rtbench.paths import ROOT
+from rtbench.report.common import modified_text
 from rtbench.system.model import SNAPSHOT_VERSION
 from rtbench.targets import freertos_image
 from rtbench.targets.base import Say, Tracing
@@ -385,6 +386,12 @@ def render(snap: dict[str, Any]) -> str:
             "kernel checkout",
             f"{checkout.get('tag') or '?'} {checkout.get('commit') or ''} "
             f"({checkout.get('path') or 'not known'})".replace("  ", " "),
+        ),
+        (
+            "kernel sources",
+            f"digest {checkout.get('digest') or 'not known'}, "
+            f"{modified_text(checkout.get('modified'))}"
+            + (f" ({checkout['modified_reason']})" if checkout.get("modified_reason") else ""),
         ),
         ("board", f"{snap.get('hostname')}, {(snap.get('cpus') or {}).get('model')}"),
         (

@@ -8,12 +8,19 @@ tested with is V11.1.0). `kernel_checkout()` checks it and reads its release
 (the checkout's VERSION file, else `git describe`, else the version macro in
 include/task.h); `missing()` says in one sentence what this machine lacks.
 
+The checkout's sources are identified by a digest (`kernel_digest`: the
+SHA-256 of a `sha256sum` listing of the kernel files the image is built from,
+`kernel_files`), and said to be modified or not: in a git checkout by
+`git status` of those files, otherwise by comparing the digest with rtbench's
+table of release digests (KNOWN_DIGESTS); a release the table lacks is
+"unknown whether modified" (docs/targets.md).
+
 `ensure_image` builds the image with the port's CMake build (ports/freertos)
 into this user's cache, in a folder keyed by the checkout's path and release
-and the FreeRTOSConfig.h folder, and builds it again when rtbench's own
-sources change (the stamp build.ensure_core keeps), the configuration changes
-or the ELF is gone. Concurrent rtbench commands wait for each other (a lock
-file).
+and the FreeRTOSConfig.h folder, and builds it again when the content of a
+file it is built from changes (rtbench's sources, the kernel files, the
+headers of the configuration folder: `_stamp`) or the ELF is gone.
+Concurrent rtbench commands wait for each other (a lock file).
 
 Environment: FREERTOS_KERNEL_PATH (the kernel checkout), RTBENCH_FREERTOS_CONFIG_DIR
 (a folder holding a FreeRTOSConfig.h used instead of rtbench's own). Test hook:
@@ -23,6 +30,7 @@ needed).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -53,6 +61,28 @@ _KERNEL_FILES = (
     "portable/GCC/ARM_CM3/port.c",
     "portable/MemMang/heap_4.c",
 )
+# The kernel files the image is built from (ports/freertos/port.cmake): the
+# sources it compiles, and every .c and .h file in include/ and in the kernel
+# port folder of the board's core.
+KERNEL_SOURCES = (
+    "tasks.c",
+    "queue.c",
+    "list.c",
+    "event_groups.c",
+    "timers.c",
+    "portable/MemMang/heap_4.c",
+)
+KERNEL_HEADER_DIRS = ("include", "portable/GCC/ARM_CM3")
+# kernel_digest() of each release's files as published: computed from
+# `git archive <tag>` of https://github.com/FreeRTOS/FreeRTOS-Kernel (LF line
+# endings) and, for V11.1.0, from a release extract too.
+KNOWN_DIGESTS = {
+    "V11.0.0": "49467a73a4a7080f331a5abdc2896bd3adbaa2e2d001c4f7623f246a5e71ba40",
+    "V11.0.1": "bb35a82aac6e90ce87e7c3ea4c8eb0c720bb0ca26ec6d31664b02271d5c03c9f",
+    "V11.1.0": "edbbb421e69ffe013a261676f837136b005aacd198ef47ee64bae5d87ed6720a",
+    "V11.2.0": "98ee14a7b5f5b2606a451cd78ee1d6f8346d5becfd172528a3e655db02cd5029",
+    "V11.3.0": "61796632ee8e627698fcf7f0a0b87df86d92933820221c1688c4beb144258447",
+}
 _TOOLS = (
     ("arm-none-eabi-gcc", "gcc-arm-none-eabi"),
     ("cmake", "cmake"),
@@ -67,13 +97,19 @@ class KernelCheckout:
     tag: str | None  # "V11.1.0"
     commit: str | None
     source: str  # where tag/commit were read: "VERSION", "git", "include/task.h"
+    digest: str | None = None  # kernel_digest() of the files built
+    modified: bool | None = None  # None: unknown
+    modified_reason: str = ""  # how `modified` was decided, one phrase
 
-    def describe(self) -> dict[str, str | None]:
+    def describe(self) -> dict[str, str | bool | None]:
         return {
             "path": str(self.path),
             "tag": self.tag,
             "commit": self.commit,
             "read_from": self.source,
+            "digest": self.digest,
+            "modified": self.modified,
+            "modified_reason": self.modified_reason,
         }
 
 
@@ -90,7 +126,8 @@ def _checkout_problem(text: str | None) -> str | None:
     return None
 
 
-def _git(path: Path, *args: str) -> str | None:
+def _git_output(path: Path, *args: str) -> str | None:
+    """What `git -C path ARGS` prints, None when `path` is no git checkout or git fails."""
     if shutil.which("git") is None or not (path / ".git").exists():
         return None
     try:
@@ -103,7 +140,74 @@ def _git(path: Path, *args: str) -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return (done.stdout.strip() or None) if done.returncode == 0 else None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git(path: Path, *args: str) -> str | None:
+    out = _git_output(path, *args)
+    return (out.strip() or None) if out is not None else None
+
+
+def kernel_files(path: Path) -> list[str]:
+    """The kernel files the image is built from, relative to the checkout, in byte
+    order: KERNEL_SOURCES and every .c and .h file under KERNEL_HEADER_DIRS (those
+    that exist: a checkout that lacks one does not build)."""
+    names = {n for n in KERNEL_SOURCES if (path / n).is_file()}
+    for folder in KERNEL_HEADER_DIRS:
+        base = path / folder
+        if base.is_dir():
+            names.update(
+                p.relative_to(path).as_posix()
+                for p in base.rglob("*")
+                if p.suffix in (".c", ".h") and p.is_file()
+            )
+    return sorted(names, key=lambda n: n.encode())
+
+
+def kernel_digest(path: Path, files: list[str]) -> str:
+    """The SHA-256 of the `sha256sum` listing of `files` (relative to `path`):
+    one line `<sha256 of the content>  <relative path>` per file, in byte order,
+    as `LC_ALL=C sort | xargs sha256sum | sha256sum` computes it."""
+    listing = "".join(f"{build.file_sha256(path / name)}  {name}\n" for name in files)
+    return hashlib.sha256(listing.encode()).hexdigest()
+
+
+def _modified_in_git(path: Path, files: list[str]) -> tuple[bool | None, str]:
+    """Tracked changes to the files built, against the checkout's commit."""
+    status = _git_output(path, "status", "--porcelain", "--untracked-files=no", "--", *files)
+    if status is None:
+        return None, "unknown whether modified: git status failed"
+    changed = [line[3:] for line in status.splitlines() if line.strip()]
+    if not changed:
+        return False, "no tracked changes to the files built (git status)"
+    stat = _git(path, "diff", "--shortstat", "HEAD", "--", *files)
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    return True, f"tracked changes to {shown} (git status{': ' + stat if stat else ''})"
+
+
+def _modified_from_table(tag: str | None, digest: str) -> tuple[bool | None, str]:
+    """An extract's digest against the release's known digest."""
+    known = KNOWN_DIGESTS.get(tag or "")
+    if known is None:
+        return None, (
+            f"unknown whether modified: rtbench knows no digest of FreeRTOS {tag or '(no release)'}"
+        )
+    if known == digest:
+        return False, f"the digest is FreeRTOS {tag}'s"
+    return True, f"the digest differs from FreeRTOS {tag}'s"
+
+
+def identify_sources(kernel: KernelCheckout) -> KernelCheckout:
+    """`kernel` with the digest of the files built and whether they are modified:
+    git status in a git checkout whose release was read from git, otherwise the
+    digest against KNOWN_DIGESTS."""
+    files = kernel_files(kernel.path)
+    digest = kernel_digest(kernel.path, files)
+    if kernel.source == "git":
+        modified, reason = _modified_in_git(kernel.path, files)
+    else:
+        modified, reason = _modified_from_table(kernel.tag, digest)
+    return dataclasses.replace(kernel, digest=digest, modified=modified, modified_reason=reason)
 
 
 def read_release(path: Path) -> KernelCheckout:
@@ -135,7 +239,7 @@ def kernel_checkout() -> KernelCheckout:
     problem = _checkout_problem(text)
     if problem is not None:
         raise UsageError(problem + ".")
-    return read_release(Path(text).resolve())
+    return identify_sources(read_release(Path(text).resolve()))
 
 
 def _picolibc_missing() -> bool:
@@ -191,14 +295,14 @@ def build_dir(root: Path, kernel: KernelCheckout, config: Path | None, board: st
     return _cache_root() / f"{board}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
-def _stamp(root: Path, config: Path | None) -> str:
-    """What the image depends on besides the checkout: rtbench's sources and the
-    configuration header given instead of rtbench's own."""
-    text = build.source_stamp(root)
+def _stamp(root: Path, kernel: Path, config: Path | None) -> str:
+    """What the image is built from, by content: rtbench's sources, the kernel
+    files (`kernel_files`) and every header of the configuration folder given
+    instead of rtbench's own (a build.file_manifest)."""
+    files = [kernel / n for n in kernel_files(kernel)]
     if config is not None:
-        st = (config / "FreeRTOSConfig.h").stat()
-        text += f"\nconfig\0{st.st_mtime_ns}\0{st.st_size}"
-    return text
+        files += sorted(p for p in config.rglob("*.h") if p.is_file())
+    return build.source_stamp(root) + build.file_manifest(files)
 
 
 def image_name(board: str) -> str:
@@ -222,7 +326,9 @@ def ensure_image(root: Path, board: str, say: Callable[[str], None]) -> Image:
         if not path.is_file():
             raise UsageError(f"{IMAGE_ENV}={given} is not a file.")
         text = os.environ.get(KERNEL_ENV, "").strip()
-        kernel = read_release(Path(text)) if text and _checkout_problem(text) is None else None
+        kernel = None
+        if text and _checkout_problem(text) is None:
+            kernel = identify_sources(read_release(Path(text)))
         return Image(path, kernel, None)
     kernel = kernel_checkout()
     problem = missing(root, None)
@@ -251,7 +357,7 @@ def ensure_image(root: Path, board: str, say: Callable[[str], None]) -> Image:
     elf = build.cached_build(
         folder,
         folder / image_name(board),
-        lambda: _stamp(root, config),
+        lambda: _stamp(root, kernel.path, config),
         steps,
         lambda: say(f"Building the FreeRTOS image for {board} (FreeRTOS {kernel.tag or '?'})..."),
         "the FreeRTOS image",
