@@ -216,21 +216,21 @@ static enum rtb_outcome b_rejudge(const struct b_summary *s, enum rtb_mutex_prot
 	return worst;
 }
 
-static void b_control(struct rtb_verdict *v, const struct b_summary *ctl,
-		      enum rtb_mutex_protocol judged_as)
+/* The control's evidence, judged as `judged_as`; then the verdict is
+ * emitted. */
+static void b_conclude(struct rtb_verdict *v, const struct b_summary *ctl,
+		       enum rtb_mutex_protocol judged_as)
 {
 	char reason[RTB_LINE_MAX];
 	enum rtb_outcome co = b_rejudge(ctl, judged_as, reason, sizeof(reason));
 
-	v->control = rtb_control_of(co);
-	rtb_fmt(v->control_description, sizeof(v->control_description),
-		"the same sequence with a mutex without protocol (%s)",
-		rtb_port_mutex_mechanism(RTB_MUTEX_NONE));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), reason);
 	rtb_verdict_control_evidence(v, "observed order: %s", ctl->order);
 	rtb_verdict_control_evidence(v,
 				     "%" RTB_PRIu32 " of %" RTB_PRIu32 " runs showed the inversion",
 				     ctl->failed, ctl->runs);
+	rtb_verdict_conclude(v, co, "the same sequence with a mutex without protocol (%s)",
+			     rtb_port_mutex_mechanism(RTB_MUTEX_NONE));
 }
 
 static void b_evidence(struct rtb_verdict *v, enum rtb_mutex_protocol p, const struct b_summary *s)
@@ -316,9 +316,7 @@ static int run_behavior_pi(struct rtb_ctx *ctx)
 			     ceil_rc == RTB_OK ? "available (see check priority_ceiling)"
 			     : ceil_rc == RTB_E_UNSUPPORTED ? "not available on this port"
 							    : rtb_port_strerror(ceil_rc));
-	b_control(v, ctl_s, protocol);
-	rtb_verdict_settle(v);
-	rtb_emit_verdict(v);
+	b_conclude(v, ctl_s, protocol);
 	char main_outcome[16];
 	rtb_fmt(main_outcome, sizeof(main_outcome), "%s", rtb_outcome_name(v->outcome));
 
@@ -328,17 +326,15 @@ static int run_behavior_pi(struct rtb_ctx *ctx)
 		rtb_fmt(v->reason, sizeof(v->reason), "%s", ceil_s->reason);
 		b_evidence(v, RTB_MUTEX_CEILING, ceil_s);
 		rtb_verdict_evidence(v, "ceiling: priority %d (H's)", PRIO_H);
-		b_control(v, ctl_s, RTB_MUTEX_CEILING);
-		rtb_verdict_settle(v);
+		b_conclude(v, ctl_s, RTB_MUTEX_CEILING);
 	} else {
 		v->outcome = RTB_UNSUPPORTED;
 		rtb_fmt(v->reason, sizeof(v->reason),
 			"no priority-ceiling mutex: creating one returned %s",
 			rtb_port_strerror(ceil_rc));
-		rtb_fmt(v->control_description, sizeof(v->control_description),
-			"not run: there is no ceiling mutex to check");
+		rtb_verdict_conclude(v, RTB_UNSUPPORTED,
+				     "not run: there is no ceiling mutex to check");
 	}
-	rtb_emit_verdict(v);
 
 	struct rtb_json *j =
 		rtb_table_begin(id, "protocols", "Mutex protocols and their outcome", cols, 4);

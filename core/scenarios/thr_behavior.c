@@ -293,9 +293,7 @@ static void new_emit_verdicts(const struct new_env *env, const char *unsupported
 		if (unsupported != NULL) {
 			v.outcome = RTB_UNSUPPORTED;
 			rtb_verdict_reason(&v, "%s", unsupported);
-			rtb_fmt(v.control_description, sizeof(v.control_description), "not run: %s",
-				unsupported);
-			rtb_emit_verdict(&v);
+			rtb_verdict_conclude(&v, RTB_UNSUPPORTED, "not run: %s", unsupported);
 			continue;
 		}
 		v.outcome = rtb_check_thr_new(check, &env->real[c], v.reason, sizeof(v.reason));
@@ -311,13 +309,9 @@ static void new_emit_verdicts(const struct new_env *env, const char *unsupported
 		enum new_create_kind ck = new_control_kind(check);
 		char why[RTB_LINE_MAX];
 		enum rtb_outcome co = rtb_check_thr_new(check, &env->control[c], why, sizeof(why));
-		rtb_fmt(v.control_description, sizeof(v.control_description), "%s",
-			create_kind_description[ck]);
-		v.control = rtb_control_of(co);
 		new_obs_lines(&v, true, check, &env->control[c]);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), why);
-		rtb_verdict_settle(&v);
-		rtb_emit_verdict(&v);
+		rtb_verdict_conclude(&v, co, "%s", create_kind_description[ck]);
 	}
 }
 
@@ -833,23 +827,20 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		enum rtb_outcome co =
 			rtb_check_thr_rr(merged, nsegs, &params, slices, RR_SLICES_MAX, &csum,
 					 reason, sizeof(reason));
-		fmt_ms(a, sizeof(a), control_ns);
-		rtb_fmt(v.control_description, sizeof(v.control_description),
-			"the same %" RTB_PRIu32
-			" threads under FIFO for %s, where the first one keeps the CPU "
-			"and the others starve",
-			run.n, a);
-		v.control = rtb_control_of(co);
 		rr_summary_lines(&v, true, slices, &csum, run.n);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), reason);
+		fmt_ms(a, sizeof(a), control_ns);
+		rtb_verdict_conclude(&v, co,
+				     "the same %" RTB_PRIu32
+				     " threads under FIFO for %s, where the first one keeps the "
+				     "CPU and the others starve",
+				     run.n, a);
 	} else {
-		rtb_fmt(v.control_description, sizeof(v.control_description),
-			"FIFO threads could not be run: %s", ctx->reason);
+		rtb_verdict_conclude(&v, RTB_INCONCLUSIVE, "FIFO threads could not be run: %s",
+				     ctx->reason);
 		ctx->reason[0] = '\0';
 		rc = RTB_OK;
 	}
-	rtb_verdict_settle(&v);
-	rtb_emit_verdict(&v);
 	/* the busy threads used up this second's real-time budget where the OS
 	 * throttles real-time threads (Linux: 95 % per second by default); let
 	 * it refill so the next scenario does not start with a stall */
