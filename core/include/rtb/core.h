@@ -49,6 +49,8 @@ void rtb_sort_u64(uint64_t *v, size_t n);
 double rtb_sqrt(double x);
 
 #define RTB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Each argument may be evaluated twice: never pass a call with an effect
+ * (a counter read, a port call). */
 #define RTB_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RTB_MAX(a, b) ((a) > (b) ? (a) : (b))
 
