@@ -21,15 +21,15 @@ RTB_SCN(rtb_scn_thr_create_run_block);
 RTB_SCN(rtb_scn_sem_behavior_lock);
 RTB_SCN(rtb_scn_sem_behavior_release_order);
 RTB_SCN(rtb_scn_sem_create);
-RTB_SCN(rtb_scn_sem_arn);
-RTB_SCN(rtb_scn_sem_arc);
+RTB_SCN(rtb_scn_sem_wait_available);
+RTB_SCN(rtb_scn_sem_wait_block);
 RTB_SCN(rtb_scn_mut_behavior_pi);
-RTB_SCN(rtb_scn_mut_arn);
-RTB_SCN(rtb_scn_mut_arc);
-RTB_SCN(rtb_scn_mq_arn);
-RTB_SCN(rtb_scn_mq_blk);
-RTB_SCN(rtb_scn_evt_arn);
-RTB_SCN(rtb_scn_evt_blk);
+RTB_SCN(rtb_scn_mut_lock_uncontended);
+RTB_SCN(rtb_scn_mut_lock_block);
+RTB_SCN(rtb_scn_mq_send_no_waiter);
+RTB_SCN(rtb_scn_mq_send_unblock);
+RTB_SCN(rtb_scn_evt_set_no_waiter);
+RTB_SCN(rtb_scn_evt_set_unblock);
 RTB_SCN(rtb_scn_irq_latency);
 RTB_SCN(rtb_scn_irq_to_thread);
 RTB_SCN(rtb_scn_irq_sustained);
@@ -41,7 +41,7 @@ RTB_SCN(rtb_scn_sched_preempt_switch);
 RTB_SCN(rtb_scn_sched_sem_workload);
 RTB_SCN(rtb_scn_sched_mut_workload);
 RTB_SCN(rtb_scn_sched_mq_workload);
-RTB_SCN(rtb_scn_rh);
+RTB_SCN(rtb_scn_rh_task_switch);
 RTB_SCN(rtb_scn_ipc_pi_stress);
 RTB_SCN(rtb_scn_tm_basic);
 RTB_SCN(rtb_scn_os_noise);
@@ -63,15 +63,15 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_sem_behavior_lock,
 	&rtb_scn_sem_behavior_release_order,
 	&rtb_scn_sem_create,
-	&rtb_scn_sem_arn,
-	&rtb_scn_sem_arc,
+	&rtb_scn_sem_wait_available,
+	&rtb_scn_sem_wait_block,
 	&rtb_scn_mut_behavior_pi,
-	&rtb_scn_mut_arn,
-	&rtb_scn_mut_arc,
-	&rtb_scn_mq_arn,
-	&rtb_scn_mq_blk,
-	&rtb_scn_evt_arn,
-	&rtb_scn_evt_blk,
+	&rtb_scn_mut_lock_uncontended,
+	&rtb_scn_mut_lock_block,
+	&rtb_scn_mq_send_no_waiter,
+	&rtb_scn_mq_send_unblock,
+	&rtb_scn_evt_set_no_waiter,
+	&rtb_scn_evt_set_unblock,
 	&rtb_scn_irq_latency,
 	&rtb_scn_irq_to_thread,
 	&rtb_scn_irq_sustained,
@@ -83,7 +83,7 @@ static const struct rtb_scenario *const all[] = {
 	&rtb_scn_sched_sem_workload,
 	&rtb_scn_sched_mut_workload,
 	&rtb_scn_sched_mq_workload,
-	&rtb_scn_rh,
+	&rtb_scn_rh_task_switch,
 	&rtb_scn_ipc_pi_stress,
 	&rtb_scn_tm_basic,
 	&rtb_scn_os_noise,

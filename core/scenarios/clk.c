@@ -132,7 +132,8 @@ static int tick_run(struct rtb_ctx *ctx, const char *id, uint64_t duration_ns, s
 	for (int i = 0; i < 5; i++) {
 		uint64_t t0 = rtb_port_counter_read();
 		busy(r->loop_count);
-		one = RTB_MIN(one, rtb_port_counter_read() - t0);
+		uint64_t took = rtb_port_counter_read() - t0;
+		one = RTB_MIN(one, took);
 	}
 	uint64_t duration = rtb_ns_to_ticks(duration_ns);
 	r->cap = (size_t)(duration / (one > 0 ? one : 1)) * 5 / 4 + 1024;

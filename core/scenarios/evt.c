@@ -63,7 +63,7 @@ static void say_implementation(const char *id)
 
 /* ---- evt.set.no_waiter / evt.wait.available ---------------------------------- */
 
-static int arn_amortised(struct rtb_ctx *ctx, struct rtb_evt *e, uint64_t calls)
+static int no_waiter_amortised(struct rtb_ctx *ctx, struct rtb_evt *e, uint64_t calls)
 {
 	uint64_t pair_ticks, set_ticks, wait_ticks;
 	uint32_t got;
@@ -97,7 +97,7 @@ static int arn_amortised(struct rtb_ctx *ctx, struct rtb_evt *e, uint64_t calls)
 	return RTB_OK;
 }
 
-static int run_arn(struct rtb_ctx *ctx)
+static int run_set_no_waiter(struct rtb_ctx *ctx)
 {
 	const char *id = "evt.set.no_waiter";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 20000, 1000000, 10000000);
@@ -143,7 +143,7 @@ static int run_arn(struct rtb_ctx *ctx)
 	if (rc == RTB_OK) {
 		rtb_emit_result(&rs);
 		rtb_emit_result(&rw);
-		rc = arn_amortised(
+		rc = no_waiter_amortised(
 			ctx, e, rtb_ctx_count(ctx, "amortised_calls", 1000000, 1000000, 10000000));
 	} else {
 		rtb_ctx_fail(ctx, rc, "event flag operation failed: %s", rtb_port_strerror(rc));
@@ -154,27 +154,27 @@ static int run_arn(struct rtb_ctx *ctx)
 	return rc;
 }
 
-static const struct rtb_option_spec evt_arn_options[] = {
+static const struct rtb_option_spec evt_set_no_waiter_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_LEN("amortised_calls", 1u, 10000000000ull,
 		    "calls timed back to back for the amortised cross-check"),
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_evt_arn = {
+const struct rtb_scenario rtb_scn_evt_set_no_waiter = {
 	.name = "evt.set.no_waiter",
 	.ids = {{"evt.set.no_waiter", NULL}, {"evt.wait.available", NULL}},
 	.summary = "Event flag set with nobody waiting, wait for a flag already set (no switch)",
 	.estimate_ms = {200, 1500, 12000},
 	.deadline_ms = {20000, 60000, 300000},
 	.caps = RTB_CAP_EVT,
-	.options = evt_arn_options,
-	.run = run_arn,
+	.options = evt_set_no_waiter_options,
+	.run = run_set_no_waiter,
 };
 
 /* ---- evt.set.unblock / evt.wait.block ---------------------------------------- */
 
-struct blk_shared {
+struct unblock_shared {
 	struct rtb_evt *e;
 	volatile uint64_t t_wait;  /* waiter: just before the wait */
 	volatile uint64_t t_woken; /* waiter: just after the wait returned */
@@ -185,9 +185,9 @@ struct blk_shared {
 	volatile bool stop;
 };
 
-static void blk_waiter_main(void *arg)
+static void unblock_waiter_main(void *arg)
 {
-	struct blk_shared *sh = arg;
+	struct unblock_shared *sh = arg;
 	uint32_t got;
 
 	for (;;) {
@@ -205,7 +205,7 @@ static void blk_waiter_main(void *arg)
 	sh->exited = 1;
 }
 
-static int run_blk(struct rtb_ctx *ctx)
+static int run_set_unblock(struct rtb_ctx *ctx)
 {
 	const char *id = "evt.set.unblock";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 10000, 100000, 1000000);
@@ -222,7 +222,7 @@ static int run_blk(struct rtb_ctx *ctx)
 	struct rtb_thread_attr attr = {.name = "evt-waiter", .prio = WAITER_PRIO};
 	struct rtb_recorder ru, rb;
 	struct rtb_thread *waiter;
-	struct blk_shared *sh;
+	struct unblock_shared *sh;
 	uint32_t warm = rtb_warmup_for(n);
 	uint64_t invalid = 0, done = 0;
 	int rc;
@@ -246,7 +246,7 @@ static int run_blk(struct rtb_ctx *ctx)
 		goto free_rec;
 	}
 	/* the waiter preempts at once and blocks on the clear flag */
-	rc = rtb_port_thread_create(&waiter, &attr, blk_waiter_main, sh);
+	rc = rtb_port_thread_create(&waiter, &attr, unblock_waiter_main, sh);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "cannot create the waiter: %s", rtb_port_strerror(rc));
 		goto free_evt;
@@ -304,18 +304,18 @@ free_rec:
 	return rc;
 }
 
-static const struct rtb_option_spec evt_blk_options[] = {
+static const struct rtb_option_spec evt_set_unblock_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_evt_blk = {
+const struct rtb_scenario rtb_scn_evt_set_unblock = {
 	.name = "evt.set.unblock",
 	.ids = {{"evt.set.unblock", NULL}, {"evt.wait.block", NULL}},
 	.summary = "Event flag set that wakes a higher-priority waiter, wait that blocks",
 	.estimate_ms = {100, 2000, 20000},
 	.deadline_ms = {20000, 60000, 300000},
 	.caps = RTB_CAP_EVT,
-	.options = evt_blk_options,
-	.run = run_blk,
+	.options = evt_set_unblock_options,
+	.run = run_set_unblock,
 };

@@ -507,24 +507,17 @@ static void pi_group_lines(struct rtb_verdict *v, const struct rtb_ipc_pi_obs *o
 	}
 }
 
-static void pi_control(struct rtb_verdict *v, const struct pi_outcome *ctl, uint64_t ms, bool ran,
-		       const char *why_not)
+/* The control's evidence; returns its outcome as the verdict counts it. */
+static enum rtb_outcome pi_control(struct rtb_verdict *v, const struct pi_outcome *ctl, bool ran,
+				   const char *why_not)
 {
 	char reason[RTB_LINE_MAX], elapsed[32];
 
-	rtb_fmt(v->control_description, sizeof(v->control_description),
-		"the same groups on mutexes without protocol (%s) for %llu ms",
-		rtb_port_mutex_mechanism(RTB_MUTEX_NONE), (unsigned long long)ms);
 	if (!ran) {
-		v->control = RTB_CONTROL_NOT_RUN;
 		rtb_verdict_control_evidence(v, "not run: %s", why_not);
-		return;
+		return RTB_INCONCLUSIVE;
 	}
 	enum rtb_outcome co = rtb_check_ipc_pi(&ctl->obs, reason, sizeof(reason));
-	v->control = rtb_control_of(co);
-	/* stopped early before showing anything: that proves nothing */
-	if (ctl->obs.cut_short && pi_total(&ctl->obs, true) == 0)
-		v->control = RTB_CONTROL_NOT_RUN;
 	rtb_fmt_ns(elapsed, sizeof(elapsed), rtb_ticks_to_ns(ctl->elapsed_ticks));
 	rtb_verdict_control_evidence(v, "%s after %s: %llu iterations, %llu inversions",
 				     rtb_outcome_name(co), elapsed,
@@ -532,6 +525,10 @@ static void pi_control(struct rtb_verdict *v, const struct pi_outcome *ctl, uint
 				     (unsigned long long)pi_total(&ctl->obs, true));
 	rtb_verdict_control_evidence(v, "%s", reason);
 	pi_group_lines(v, &ctl->obs, true);
+	/* stopped early before showing anything: that proves nothing */
+	if (ctl->obs.cut_short && pi_total(&ctl->obs, true) == 0)
+		return RTB_INCONCLUSIVE;
+	return co;
 }
 
 static void pi_table_rows(struct rtb_json *j, const char *run, const struct rtb_ipc_pi_obs *o)
@@ -610,9 +607,9 @@ static uint64_t pi_control_ms(const struct pi_options *o)
 	return RTB_MIN(o->duration_ms, (uint64_t)PI_CONTROL_MS);
 }
 
-static void pi_verdict(struct rtb_verdict *v, const struct pi_options *opt,
-		       const struct pi_outcome *main_run, const struct pi_outcome *ctl,
-		       bool ctl_ran, const char *ctl_why_not)
+static void pi_emit_verdict(struct rtb_verdict *v, const struct pi_options *opt,
+			    const struct pi_outcome *main_run, const struct pi_outcome *ctl,
+			    bool ctl_ran, const char *ctl_why_not)
 {
 	char elapsed[32], burst[32];
 
@@ -633,8 +630,10 @@ static void pi_verdict(struct rtb_verdict *v, const struct pi_options *opt,
 	if (main_run->obs.cut_short)
 		rtb_verdict_evidence(v, "stopped before the planned duration (time budget or "
 					"stop request); judged on what ran");
-	pi_control(v, ctl, pi_control_ms(opt), ctl_ran, ctl_why_not);
-	rtb_verdict_settle(v);
+	enum rtb_outcome co = pi_control(v, ctl, ctl_ran, ctl_why_not);
+	rtb_verdict_conclude(v, co, "the same groups on mutexes without protocol (%s) for %llu ms",
+			     rtb_port_mutex_mechanism(RTB_MUTEX_NONE),
+			     (unsigned long long)pi_control_ms(opt));
 }
 
 static int run_pi_stress(struct rtb_ctx *ctx)
@@ -715,8 +714,7 @@ static int run_pi_stress(struct rtb_ctx *ctx)
 	rtb_port_thread_set_priority(NULL, 0);
 	raised = false;
 
-	pi_verdict(v, &opt, &outs[0], &outs[1], ctl_ran, why_not);
-	rtb_emit_verdict(v);
+	pi_emit_verdict(v, &opt, &outs[0], &outs[1], ctl_ran, why_not);
 	rtb_emit_result(&rec);
 	pi_table(&outs[0], &outs[1], ctl_ran);
 	if (outs[0].dropped > 0)

@@ -121,7 +121,7 @@ static void irq_title(char *buf, const char *what, const char *how)
 static int run_latency(struct rtb_ctx *ctx)
 {
 	const char *id = "irq.latency";
-	static char lat_title[RTB_LINE_MAX], ret_title[RTB_LINE_MAX];
+	char lat_title[RTB_LINE_MAX], ret_title[RTB_LINE_MAX];
 	irq_title(lat_title, "Interrupt latency",
 		  "interrupted thread's last write to handler entry");
 	irq_title(ret_title, "Interrupt return",
@@ -266,7 +266,7 @@ static int run_to_thread(struct rtb_ctx *ctx)
 {
 	const char *id = "irq.to_thread";
 	const struct rtb_port_info *info = rtb_port_info();
-	static char title[RTB_LINE_MAX];
+	char title[RTB_LINE_MAX];
 	irq_title(title, "Interrupt to thread",
 		  "wake call in the handler until the woken highest-priority thread runs");
 	struct rtb_metric m = {.scenario = id,
@@ -461,7 +461,7 @@ static void sus_tables(const struct rtb_ctx *ctx, const struct rtb_irq_search *s
 static void sus_result(const struct rtb_ctx *ctx, const struct rtb_irq_search *s)
 {
 	const char *id = "irq.sustained";
-	static char title[RTB_LINE_MAX];
+	char title[RTB_LINE_MAX];
 	struct rtb_irq_headline h;
 	char at[96] = "";
 

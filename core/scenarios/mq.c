@@ -154,8 +154,8 @@ struct amortised {
 };
 
 /* Batches of MQ_DEPTH sends then MQ_DEPTH receives, each batch timed. */
-static int arn_amortised(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx, uint8_t *rx,
-			 uint32_t bytes, uint64_t calls, struct amortised *a)
+static int no_waiter_amortised(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx,
+			       uint8_t *rx, uint32_t bytes, uint64_t calls, struct amortised *a)
 {
 	uint64_t batches = calls / MQ_DEPTH;
 	int rc = RTB_OK;
@@ -181,8 +181,8 @@ static int arn_amortised(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *t
 	return rc;
 }
 
-static int arn_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx, uint8_t *rx,
-			uint32_t bytes, uint64_t n, uint64_t calls, struct amortised *a)
+static int no_waiter_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx, uint8_t *rx,
+			      uint32_t bytes, uint64_t n, uint64_t calls, struct amortised *a)
 {
 	struct rtb_metric ms = {.scenario = "mq.send.no_waiter",
 				.metric = "send",
@@ -220,7 +220,7 @@ static int arn_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx
 	if (rc == RTB_OK) {
 		rtb_emit_result(&rs);
 		rtb_emit_result(&rr);
-		rc = arn_amortised(ctx, q, tx, rx, bytes, calls, a);
+		rc = no_waiter_amortised(ctx, q, tx, rx, bytes, calls, a);
 	}
 	if (rc != RTB_OK)
 		rtb_ctx_fail(ctx, rc,
@@ -231,7 +231,7 @@ static int arn_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8_t *tx
 	return rc;
 }
 
-static int run_arn(struct rtb_ctx *ctx)
+static int run_send_no_waiter(struct rtb_ctx *ctx)
 {
 	const char *id = "mq.send.no_waiter";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 20000, 1000000, 10000000);
@@ -252,7 +252,7 @@ static int run_arn(struct rtb_ctx *ctx)
 		s.rc[k] = open_queue(id, s.bytes[k], &q, &tx, &rx);
 		if (s.rc[k] != RTB_OK)
 			continue; /* refused: an unsupported size */
-		int rc = arn_one_size(ctx, q, tx, rx, s.bytes[k], n, calls, &a[k]);
+		int rc = no_waiter_one_size(ctx, q, tx, rx, s.bytes[k], n, calls, &a[k]);
 		close_queue(q, tx, rx);
 		if (rc != RTB_OK)
 			return rc;
@@ -278,7 +278,7 @@ static int run_arn(struct rtb_ctx *ctx)
 	return sizes_finish(ctx, id, &s);
 }
 
-static const struct rtb_option_spec mq_arn_options[] = {
+static const struct rtb_option_spec mq_send_no_waiter_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_LEN("amortised_calls", 1u, 10000000000ull,
 		    "calls timed back to back for the amortised cross-check"),
@@ -287,7 +287,7 @@ static const struct rtb_option_spec mq_arn_options[] = {
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_mq_arn = {
+const struct rtb_scenario rtb_scn_mq_send_no_waiter = {
 	.name = "mq.send.no_waiter",
 	.ids = {{"mq.send.no_waiter", NULL}, {"mq.receive.available", NULL}},
 	.summary = "Message queue send with nobody waiting, receive of a queued message "
@@ -295,13 +295,13 @@ const struct rtb_scenario rtb_scn_mq_arn = {
 	.estimate_ms = {300, 10000, 100000},
 	.deadline_ms = {20000, 120000, 900000},
 	.caps = RTB_CAP_MQ,
-	.options = mq_arn_options,
-	.run = run_arn,
+	.options = mq_send_no_waiter_options,
+	.run = run_send_no_waiter,
 };
 
 /* ---- mq.send.unblock / mq.receive.block ------------------------------------- */
 
-struct blk_shared {
+struct unblock_shared {
 	struct rtb_mq *q;
 	uint8_t *rx;
 	uint32_t bytes;
@@ -314,9 +314,9 @@ struct blk_shared {
 	volatile bool stop;
 };
 
-static void blk_receiver_main(void *arg)
+static void unblock_receiver_main(void *arg)
 {
-	struct blk_shared *sh = arg;
+	struct unblock_shared *sh = arg;
 
 	for (;;) {
 		sh->waits++;
@@ -333,7 +333,8 @@ static void blk_receiver_main(void *arg)
 	sh->exited = 1;
 }
 
-static int blk_one_size(struct rtb_ctx *ctx, struct blk_shared *sh, const uint8_t *tx, uint64_t n)
+static int unblock_one_size(struct rtb_ctx *ctx, struct unblock_shared *sh, const uint8_t *tx,
+			    uint64_t n)
 {
 	const char *id = "mq.send.unblock";
 	struct rtb_metric mu = {.scenario = "mq.send.unblock",
@@ -360,7 +361,7 @@ static int blk_one_size(struct rtb_ctx *ctx, struct blk_shared *sh, const uint8_
 	if (rtb_recorder_init_pair(&ru, &mu, &rb, &mb, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
 	/* the receiver preempts at once and blocks on the empty queue */
-	rc = rtb_port_thread_create(&receiver, &attr, blk_receiver_main, sh);
+	rc = rtb_port_thread_create(&receiver, &attr, unblock_receiver_main, sh);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "cannot create the receiver: %s", rtb_port_strerror(rc));
 		goto out;
@@ -419,11 +420,11 @@ out:
 	return rc;
 }
 
-static int run_blk(struct rtb_ctx *ctx)
+static int run_send_unblock(struct rtb_ctx *ctx)
 {
 	const char *id = "mq.send.unblock";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 10000, 100000, 1000000);
-	struct blk_shared *sh;
+	struct unblock_shared *sh;
 	struct sizes s;
 	int rc = RTB_OK;
 
@@ -445,7 +446,7 @@ static int run_blk(struct rtb_ctx *ctx)
 		s.rc[k] = open_queue(id, s.bytes[k], &sh->q, &tx, &sh->rx);
 		if (s.rc[k] != RTB_OK)
 			continue; /* refused: an unsupported size */
-		rc = blk_one_size(ctx, sh, tx, n);
+		rc = unblock_one_size(ctx, sh, tx, n);
 		close_queue(sh->q, tx, sh->rx);
 		if (rc != RTB_OK)
 			break;
@@ -455,14 +456,14 @@ static int run_blk(struct rtb_ctx *ctx)
 	return rc != RTB_OK ? rc : sizes_finish(ctx, id, &s);
 }
 
-static const struct rtb_option_spec mq_blk_options[] = {
+static const struct rtb_option_spec mq_send_unblock_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("mq.send.unblock.bytes", 1u, 4294967295u,
 		  "message size instead of the profile's"),
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_mq_blk = {
+const struct rtb_scenario rtb_scn_mq_send_unblock = {
 	.name = "mq.send.unblock",
 	.ids = {{"mq.send.unblock", NULL}, {"mq.receive.block", NULL}},
 	.summary = "Message queue send that wakes a higher-priority receiver, receive that "
@@ -470,6 +471,6 @@ const struct rtb_scenario rtb_scn_mq_blk = {
 	.estimate_ms = {100, 4000, 40000},
 	.deadline_ms = {20000, 120000, 600000},
 	.caps = RTB_CAP_MQ,
-	.options = mq_blk_options,
-	.run = run_blk,
+	.options = mq_send_unblock_options,
+	.run = run_send_unblock,
 };

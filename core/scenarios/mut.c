@@ -216,21 +216,21 @@ static enum rtb_outcome b_rejudge(const struct b_summary *s, enum rtb_mutex_prot
 	return worst;
 }
 
-static void b_control(struct rtb_verdict *v, const struct b_summary *ctl,
-		      enum rtb_mutex_protocol judged_as)
+/* The control's evidence, judged as `judged_as`; then the verdict is
+ * emitted. */
+static void b_conclude(struct rtb_verdict *v, const struct b_summary *ctl,
+		       enum rtb_mutex_protocol judged_as)
 {
 	char reason[RTB_LINE_MAX];
 	enum rtb_outcome co = b_rejudge(ctl, judged_as, reason, sizeof(reason));
 
-	v->control = rtb_control_of(co);
-	rtb_fmt(v->control_description, sizeof(v->control_description),
-		"the same sequence with a mutex without protocol (%s)",
-		rtb_port_mutex_mechanism(RTB_MUTEX_NONE));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), reason);
 	rtb_verdict_control_evidence(v, "observed order: %s", ctl->order);
 	rtb_verdict_control_evidence(v,
 				     "%" RTB_PRIu32 " of %" RTB_PRIu32 " runs showed the inversion",
 				     ctl->failed, ctl->runs);
+	rtb_verdict_conclude(v, co, "the same sequence with a mutex without protocol (%s)",
+			     rtb_port_mutex_mechanism(RTB_MUTEX_NONE));
 }
 
 static void b_evidence(struct rtb_verdict *v, enum rtb_mutex_protocol p, const struct b_summary *s)
@@ -316,9 +316,7 @@ static int run_behavior_pi(struct rtb_ctx *ctx)
 			     ceil_rc == RTB_OK ? "available (see check priority_ceiling)"
 			     : ceil_rc == RTB_E_UNSUPPORTED ? "not available on this port"
 							    : rtb_port_strerror(ceil_rc));
-	b_control(v, ctl_s, protocol);
-	rtb_verdict_settle(v);
-	rtb_emit_verdict(v);
+	b_conclude(v, ctl_s, protocol);
 	char main_outcome[16];
 	rtb_fmt(main_outcome, sizeof(main_outcome), "%s", rtb_outcome_name(v->outcome));
 
@@ -328,17 +326,15 @@ static int run_behavior_pi(struct rtb_ctx *ctx)
 		rtb_fmt(v->reason, sizeof(v->reason), "%s", ceil_s->reason);
 		b_evidence(v, RTB_MUTEX_CEILING, ceil_s);
 		rtb_verdict_evidence(v, "ceiling: priority %d (H's)", PRIO_H);
-		b_control(v, ctl_s, RTB_MUTEX_CEILING);
-		rtb_verdict_settle(v);
+		b_conclude(v, ctl_s, RTB_MUTEX_CEILING);
 	} else {
 		v->outcome = RTB_UNSUPPORTED;
 		rtb_fmt(v->reason, sizeof(v->reason),
 			"no priority-ceiling mutex: creating one returned %s",
 			rtb_port_strerror(ceil_rc));
-		rtb_fmt(v->control_description, sizeof(v->control_description),
-			"not run: there is no ceiling mutex to check");
+		rtb_verdict_conclude(v, RTB_UNSUPPORTED,
+				     "not run: there is no ceiling mutex to check");
 	}
-	rtb_emit_verdict(v);
 
 	struct rtb_json *j =
 		rtb_table_begin(id, "protocols", "Mutex protocols and their outcome", cols, 4);
@@ -379,20 +375,20 @@ const struct rtb_scenario rtb_scn_mut_behavior_pi = {
 
 /* ---- MUT-P-ARN ------------------------------------------------------------ */
 
-#define ARN_MUTEXES 256u
+#define AMORTISED_MUTEXES 256u
 
-static int arn_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, int ceiling,
-			 uint64_t calls)
+static int uncontended_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, int ceiling,
+				 uint64_t calls)
 {
-	struct rtb_mutex **many = rtb_port_mem_alloc(sizeof(*many) * ARN_MUTEXES);
+	struct rtb_mutex **many = rtb_port_mem_alloc(sizeof(*many) * AMORTISED_MUTEXES);
 	uint64_t pair_ticks = 0, lock_ticks = 0, unlock_ticks = 0;
-	uint64_t reps = calls / ARN_MUTEXES;
+	uint64_t reps = calls / AMORTISED_MUTEXES;
 	uint32_t created = 0;
 	int rc = RTB_OK;
 
 	if (many == NULL)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
-	for (; created < ARN_MUTEXES && rc == RTB_OK; created++)
+	for (; created < AMORTISED_MUTEXES && rc == RTB_OK; created++)
 		rc = rtb_port_mutex_create(&many[created], protocol, ceiling);
 	if (rc != RTB_OK)
 		created--;
@@ -408,10 +404,10 @@ static int arn_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, 
 	}
 	for (uint64_t r = 0; r < reps && rc == RTB_OK; r++) {
 		uint64_t t0 = rtb_port_counter_read();
-		for (uint32_t k = 0; k < ARN_MUTEXES && rc == RTB_OK; k++)
+		for (uint32_t k = 0; k < AMORTISED_MUTEXES && rc == RTB_OK; k++)
 			rc = rtb_port_mutex_lock(many[k]);
 		uint64_t t1 = rtb_port_counter_read();
-		for (uint32_t k = ARN_MUTEXES; k > 0 && rc == RTB_OK; k--)
+		for (uint32_t k = AMORTISED_MUTEXES; k > 0 && rc == RTB_OK; k--)
 			rc = rtb_port_mutex_unlock(many[k - 1]);
 		uint64_t t2 = rtb_port_counter_read();
 		lock_ticks += t1 - t0;
@@ -425,13 +421,13 @@ static int arn_amortised(struct rtb_ctx *ctx, enum rtb_mutex_protocol protocol, 
 				    rtb_port_strerror(rc));
 	struct rtb_json *j = rtb_amortised_begin("mut.lock.uncontended");
 	rtb_amortised_row(j, "lock + unlock, one mutex", calls, pair_ticks);
-	rtb_amortised_row(j, "lock, 256 mutexes in turn", reps * ARN_MUTEXES, lock_ticks);
-	rtb_amortised_row(j, "unlock, 256 mutexes in turn", reps * ARN_MUTEXES, unlock_ticks);
+	rtb_amortised_row(j, "lock, 256 mutexes in turn", reps * AMORTISED_MUTEXES, lock_ticks);
+	rtb_amortised_row(j, "unlock, 256 mutexes in turn", reps * AMORTISED_MUTEXES, unlock_ticks);
 	rtb_table_end(j);
 	return RTB_OK;
 }
 
-static int run_arn(struct rtb_ctx *ctx)
+static int run_lock_uncontended(struct rtb_ctx *ctx)
 {
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 20000, 1000000, 10000000);
 	uint32_t warm = rtb_warmup_for(n);
@@ -484,7 +480,7 @@ static int run_arn(struct rtb_ctx *ctx)
 	if (rc == RTB_OK) {
 		rtb_emit_result(&rl);
 		rtb_emit_result(&ru);
-		rc = arn_amortised(
+		rc = uncontended_amortised(
 			ctx, protocol, ceiling,
 			rtb_ctx_count(ctx, "amortised_calls", 1000000, 1000000, 10000000));
 	} else {
@@ -495,7 +491,7 @@ static int run_arn(struct rtb_ctx *ctx)
 	return rc;
 }
 
-static const struct rtb_option_spec mut_arn_options[] = {
+static const struct rtb_option_spec mut_lock_uncontended_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_LEN("amortised_calls", 1u, 10000000000ull,
 		    "calls timed back to back for the amortised cross-check"),
@@ -503,19 +499,19 @@ static const struct rtb_option_spec mut_arn_options[] = {
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_mut_arn = {
+const struct rtb_scenario rtb_scn_mut_lock_uncontended = {
 	.name = "mut.lock.uncontended",
 	.ids = {{"mut.lock.uncontended", "MUT-P-ARN"}, {"mut.unlock.uncontended", "MUT-P-ARN"}},
 	.summary = "Uncontended mutex lock and unlock (priority inheritance, no switch)",
 	.estimate_ms = {100, 1000, 8000},
 	.deadline_ms = {20000, 60000, 300000},
-	.options = mut_arn_options,
-	.run = run_arn,
+	.options = mut_lock_uncontended_options,
+	.run = run_lock_uncontended,
 };
 
 /* ---- MUT-P-ARC ------------------------------------------------------------ */
 
-static int run_arc(struct rtb_ctx *ctx)
+static int run_lock_block(struct rtb_ctx *ctx)
 {
 	const char *id = "mut.lock.block";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 2000, 50000, 1000000);
@@ -597,19 +593,19 @@ free_rec:
 	return rc;
 }
 
-static const struct rtb_option_spec mut_arc_options[] = {
+static const struct rtb_option_spec mut_lock_block_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_WORD("mut.lock.block.protocol", "inherit|none", "mutex protocol"),
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_mut_arc = {
+const struct rtb_scenario rtb_scn_mut_lock_block = {
 	.name = "mut.lock.block",
 	.ids = {{"mut.lock.block", "MUT-P-ARC"}, {"mut.unlock.handoff", "MUT-P-ARC"}},
 	.summary = "Contended mutex with inheritance: blocking lock and hand-off on unlock",
 	.estimate_ms = {100, 1000, 20000},
 	.deadline_ms = {30000, 120000, 1800000},
 	.caps = RTB_CAP_MUTEX_INHERIT,
-	.options = mut_arc_options,
-	.run = run_arc,
+	.options = mut_lock_block_options,
+	.run = run_lock_block,
 };

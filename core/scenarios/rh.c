@@ -518,7 +518,7 @@ static int run_rh(struct rtb_ctx *ctx)
 	return RTB_OK;
 }
 
-static const struct rtb_option_spec rh_options[] = {
+static const struct rtb_option_spec rh_task_switch_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_N("rh.irq_latency.delay_min_ns", 1u, 1000000000u,
 		  "shortest delay before an interrupt"),
@@ -530,7 +530,7 @@ static const struct rtb_option_spec rh_options[] = {
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_rh = {
+const struct rtb_scenario rtb_scn_rh_task_switch = {
 	.name = "rh.task_switch",
 	.ids = {{"rh.task_switch", NULL},
 		{"rh.preempt", NULL},
@@ -541,6 +541,6 @@ const struct rtb_scenario rtb_scn_rh = {
 	.summary = "Rhealstone: the six components and their mean, the Rhealstone number",
 	.estimate_ms = {1500, 18000, 60000},
 	.deadline_ms = {60000, 180000, 1800000},
-	.options = rh_options,
+	.options = rh_task_switch_options,
 	.run = run_rh,
 };

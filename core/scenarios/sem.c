@@ -44,7 +44,7 @@
 
 /* ---- SEM-P-NEW ----------------------------------------------------------- */
 
-static int run_new(struct rtb_ctx *ctx)
+static int run_create(struct rtb_ctx *ctx)
 {
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 2000, 20000, 200000);
 	uint32_t warm = rtb_warmup_for(n);
@@ -139,7 +139,7 @@ const struct rtb_scenario rtb_scn_sem_create = {
 	.estimate_ms = {50, 200, 2000},
 	.deadline_ms = {20000, 60000, 300000},
 	.options = sem_create_options,
-	.run = run_new,
+	.run = run_create,
 };
 
 /* ---- SEM-P-ARN --------------------------------------------------------- */
@@ -172,7 +172,7 @@ static int amortised(struct rtb_ctx *ctx, uint64_t calls)
 	return RTB_OK;
 }
 
-static int run_arn(struct rtb_ctx *ctx)
+static int run_wait_available(struct rtb_ctx *ctx)
 {
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 20000, 1000000, 10000000);
 	struct rtb_metric mw = {.scenario = "sem.wait.available",
@@ -227,35 +227,35 @@ static int run_arn(struct rtb_ctx *ctx)
 	return rc;
 }
 
-static const struct rtb_option_spec sem_arn_options[] = {
+static const struct rtb_option_spec sem_wait_available_options[] = {
 	RTB_OPT_LEN("iterations", 1u, 10000000000ull, "measured iterations (samples)"),
 	RTB_OPT_LEN("amortised_calls", 1u, 10000000000ull,
 		    "calls timed back to back for the amortised cross-check"),
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_sem_arn = {
+const struct rtb_scenario rtb_scn_sem_wait_available = {
 	.name = "sem.wait.available",
 	.ids = {{"sem.wait.available", "SEM-P-ARN"}, {"sem.signal.no_waiter", "SEM-P-ARN"}},
 	.summary = "Uncontended semaphore wait and signal (no thread switch)",
 	.estimate_ms = {100, 1000, 8000},
 	.deadline_ms = {20000, 60000, 300000},
-	.options = sem_arn_options,
-	.run = run_arn,
+	.options = sem_wait_available_options,
+	.run = run_wait_available,
 };
 
 /* ---- SEM-P-ARC ----------------------------------------------------------- */
 
-#define ARC_WAITERS_MAX 1024
+#define BLOCK_WAITERS_MAX 1024
 
-struct arc_waiter {
+struct block_waiter {
 	struct rtb_thread *thread;
-	struct arc_shared *shared;
+	struct block_shared *shared;
 	uint32_t index;
 	int prio;
 };
 
-struct arc_shared {
+struct block_shared {
 	struct rtb_sem *sem;
 	volatile uint64_t t_wait;      /* waiter: just before wait */
 	volatile uint64_t t_woken;     /* waiter: just after wait returned */
@@ -263,15 +263,15 @@ struct arc_shared {
 	volatile uint32_t waits;       /* wait calls made */
 	volatile uint32_t wakes;       /* wait calls returned */
 	volatile bool stop;
-	struct arc_waiter waiters[ARC_WAITERS_MAX];
-	int prio[ARC_WAITERS_MAX];	    /* by blocking order (= waiter index) */
-	uint32_t expected[ARC_WAITERS_MAX]; /* release order the check expects */
+	struct block_waiter waiters[BLOCK_WAITERS_MAX];
+	int prio[BLOCK_WAITERS_MAX];	      /* by blocking order (= waiter index) */
+	uint32_t expected[BLOCK_WAITERS_MAX]; /* release order the check expects */
 };
 
-static void arc_waiter_main(void *arg)
+static void block_waiter_main(void *arg)
 {
-	struct arc_waiter *w = arg;
-	struct arc_shared *sh = w->shared;
+	struct block_waiter *w = arg;
+	struct block_shared *sh = w->shared;
 
 	for (;;) {
 		rtb_port_thread_suspend_self();
@@ -291,7 +291,7 @@ struct per_blocked {
 	uint64_t count, min, max, sum;
 };
 
-static void arc_table(const struct per_blocked *pb, uint32_t nwaiters)
+static void block_table(const struct per_blocked *pb, uint32_t nwaiters)
 {
 	static const struct rtb_column cols[] = {{"waiters_blocked", "count"},
 						 {"samples", "count"},
@@ -328,8 +328,9 @@ static void per_blocked_add(struct per_blocked *p, uint64_t t0, uint64_t t1)
 
 /* One round: block every waiter, then release them all. Returns the number
  * of releases that did not wake the expected waiter. */
-static uint32_t arc_round(struct rtb_ctx *ctx, struct arc_shared *sh, uint32_t nw,
-			  struct rtb_recorder *ra, struct rtb_recorder *rr, struct per_blocked *pb)
+static uint32_t block_round(struct rtb_ctx *ctx, struct block_shared *sh, uint32_t nw,
+			    struct rtb_recorder *ra, struct rtb_recorder *rr,
+			    struct per_blocked *pb)
 {
 	uint32_t misordered = 0;
 
@@ -363,22 +364,22 @@ static uint32_t arc_round(struct rtb_ctx *ctx, struct arc_shared *sh, uint32_t n
 	return misordered;
 }
 
-static int run_arc(struct rtb_ctx *ctx)
+static int run_wait_block(struct rtb_ctx *ctx)
 {
 	const char *id = "sem.wait.block";
 	const struct rtb_port_info *info = rtb_port_info();
 	uint64_t nw = rtb_ctx_count(ctx, "waiters", 128, 1000, 1000);
 	uint64_t rounds = rtb_ctx_count(ctx, "rounds", 20, 200, 20000);
-	struct arc_shared *sh = NULL;
+	struct block_shared *sh = NULL;
 	struct per_blocked *pb = NULL;
 	struct rtb_recorder ra, rr;
 	uint64_t misordered = 0;
 	uint32_t created = 0;
 	int rc;
 
-	if (nw < 1 || nw > ARC_WAITERS_MAX || rounds < 1)
+	if (nw < 1 || nw > BLOCK_WAITERS_MAX || rounds < 1)
 		return rtb_ctx_fail(ctx, RTB_E_INVALID, "waiters must be 1..%d, rounds at least 1",
-				    ARC_WAITERS_MAX);
+				    BLOCK_WAITERS_MAX);
 	if (info->prio_max < 1)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least two priority levels");
 	uint32_t levels = (uint32_t)RTB_MIN(nw, (uint64_t)info->prio_max);
@@ -436,13 +437,13 @@ static int run_arc(struct rtb_ctx *ctx)
 	}
 
 	for (uint32_t k = 0; k < nw; k++) {
-		struct arc_waiter *w = &sh->waiters[k];
+		struct block_waiter *w = &sh->waiters[k];
 		w->shared = sh;
 		w->index = k;
 		w->prio = 1 + (int)(k % levels);
 		sh->prio[k] = w->prio;
 		struct rtb_thread_attr a = {.name = "sem-waiter", .prio = w->prio};
-		rc = rtb_port_thread_create(&w->thread, &a, arc_waiter_main, w);
+		rc = rtb_port_thread_create(&w->thread, &a, block_waiter_main, w);
 		if (rc != RTB_OK) {
 			rtb_ctx_fail(ctx, rc, "could not create waiter %" RTB_PRIu32 ": %s", k,
 				     rtb_port_strerror(rc));
@@ -453,7 +454,7 @@ static int run_arc(struct rtb_ctx *ctx)
 	rtb_sem_release_expected(sh->prio, (uint32_t)nw, sh->expected);
 
 	for (uint64_t round = 0; rc == RTB_OK && round < rounds + warm_rounds; round++) {
-		misordered += arc_round(ctx, sh, (uint32_t)nw, &ra, &rr, pb);
+		misordered += block_round(ctx, sh, (uint32_t)nw, &ra, &rr, pb);
 		if (rtb_ctx_expired_after(ctx, round + 1, rounds + warm_rounds, "rounds"))
 			break;
 	}
@@ -479,7 +480,7 @@ static int run_arc(struct rtb_ctx *ctx)
 				(unsigned long long)misordered);
 		rtb_emit_result(&ra);
 		rtb_emit_result(&rr);
-		arc_table(pb, (uint32_t)nw);
+		block_table(pb, (uint32_t)nw);
 	}
 out:
 	rtb_recorder_free(&ra);
@@ -489,18 +490,18 @@ out:
 	return rc;
 }
 
-static const struct rtb_option_spec sem_arc_options[] = {
+static const struct rtb_option_spec sem_wait_block_options[] = {
 	RTB_OPT_N("waiters", 1u, 1024u, "blocked waiters"),
 	RTB_OPT_LEN("rounds", 1u, 10000000000ull, "rounds of blocking and releasing every waiter"),
 	RTB_OPT_END,
 };
 
-const struct rtb_scenario rtb_scn_sem_arc = {
+const struct rtb_scenario rtb_scn_sem_wait_block = {
 	.name = "sem.wait.block",
 	.ids = {{"sem.wait.block", "SEM-P-ARC"}, {"sem.signal.unblock", "SEM-P-ARC"}},
 	.summary = "Contended semaphore: blocking wait and signal that wakes the highest waiter",
 	.estimate_ms = {100, 500, 15000},
 	.deadline_ms = {60000, 180000, 3600000},
-	.options = sem_arc_options,
-	.run = run_arc,
+	.options = sem_wait_block_options,
+	.run = run_wait_block,
 };

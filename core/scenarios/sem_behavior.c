@@ -427,13 +427,9 @@ static int run_lock(struct rtb_ctx *ctx)
 	lck_max_count(ev);
 	verdict_lines(v, ev, false);
 	enum rtb_outcome co = rtb_check_sem_lock(&cobs, creason, sizeof(creason));
-	v->control = rtb_control_of(co);
-	rtb_fmt(v->control_description, sizeof(v->control_description), "%s",
-		tsem_describe(TSEM_DEFERRED));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), creason);
 	verdict_lines(v, cev, true);
-	rtb_verdict_settle(v);
-	rtb_emit_verdict(v);
+	rtb_verdict_conclude(v, co, "%s", tsem_describe(TSEM_DEFERRED));
 free_mem:
 	rtb_port_mem_free(sh);
 	rtb_port_mem_free(v);
@@ -699,13 +695,9 @@ static int run_release_order(struct rtb_ctx *ctx)
 	}
 	rtb_verdict_evidence(v, "semaphore under test: %s", tsem_describe(kind));
 	verdict_lines(v, ev, false);
-	v->control = rtb_control_of(co);
-	rtb_fmt(v->control_description, sizeof(v->control_description), "%s",
-		tsem_describe(TSEM_FIFO));
 	rtb_verdict_control_evidence(v, "%s: %s", rtb_outcome_name(co), creason);
 	verdict_lines(v, cev, true);
-	rtb_verdict_settle(v);
-	rtb_emit_verdict(v);
+	rtb_verdict_conclude(v, co, "%s", tsem_describe(TSEM_FIFO));
 free_mem:
 	rtb_port_mem_free(sh);
 	rtb_port_mem_free(v);

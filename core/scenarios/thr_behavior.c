@@ -293,9 +293,7 @@ static void new_emit_verdicts(const struct new_env *env, const char *unsupported
 		if (unsupported != NULL) {
 			v.outcome = RTB_UNSUPPORTED;
 			rtb_verdict_reason(&v, "%s", unsupported);
-			rtb_fmt(v.control_description, sizeof(v.control_description), "not run: %s",
-				unsupported);
-			rtb_emit_verdict(&v);
+			rtb_verdict_conclude(&v, RTB_UNSUPPORTED, "not run: %s", unsupported);
 			continue;
 		}
 		v.outcome = rtb_check_thr_new(check, &env->real[c], v.reason, sizeof(v.reason));
@@ -311,13 +309,9 @@ static void new_emit_verdicts(const struct new_env *env, const char *unsupported
 		enum new_create_kind ck = new_control_kind(check);
 		char why[RTB_LINE_MAX];
 		enum rtb_outcome co = rtb_check_thr_new(check, &env->control[c], why, sizeof(why));
-		rtb_fmt(v.control_description, sizeof(v.control_description), "%s",
-			create_kind_description[ck]);
-		v.control = rtb_control_of(co);
 		new_obs_lines(&v, true, check, &env->control[c]);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), why);
-		rtb_verdict_settle(&v);
-		rtb_emit_verdict(&v);
+		rtb_verdict_conclude(&v, co, "%s", create_kind_description[ck]);
 	}
 }
 
@@ -373,7 +367,7 @@ static int new_run_policy(struct rtb_ctx *ctx, struct new_env *env)
 
 static int run_create_behavior(struct rtb_ctx *ctx)
 {
-	static struct new_env envs[2];
+	struct new_env *envs; /* [0] FIFO, [1] round robin */
 	const struct rtb_port_info *info = rtb_port_info();
 	static const char *const creations[] = {"normal", "eager", "lazy"}; /* new_create_kind */
 	int creation = rtb_ctx_choice(ctx, "thr.create.behavior.create", creations, 3);
@@ -386,6 +380,9 @@ static int run_create_behavior(struct rtb_ctx *ctx)
 				    "thr.create.behavior.create must be normal, eager or lazy");
 	if (info->prio_max < NEW_PRIO + 2)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least five priority levels");
+	envs = rtb_port_mem_alloc(2 * sizeof(*envs));
+	if (envs == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	for (int p = 0; p < 2; p++) {
 		struct new_env *env = &envs[p];
 		rtb_memset(env, 0, sizeof(*env));
@@ -396,8 +393,10 @@ static int run_create_behavior(struct rtb_ctx *ctx)
 			continue;
 		}
 		rc = new_run_policy(ctx, env);
-		if (rc != RTB_OK)
+		if (rc != RTB_OK) {
+			rtb_port_mem_free(envs);
 			return rc;
+		}
 		new_emit_verdicts(env, NULL);
 	}
 
@@ -413,6 +412,7 @@ static int run_create_behavior(struct rtb_ctx *ctx)
 			landing_row(j, &envs[p], (enum landing_case)lc, p == 1 ? no_rr : NULL);
 	}
 	rtb_table_end(j);
+	rtb_port_mem_free(envs);
 	return RTB_OK;
 }
 
@@ -662,7 +662,7 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 	uint64_t n = rtb_ctx_count(ctx, "threads", 3, 3, 3);
 	uint64_t rotations = rtb_ctx_count(ctx, "thr.rr.behavior.rotations", 2, 5, 20);
 	char interval[32], timeslice[32];
-	static struct rr_run run;
+	struct rr_run *run = NULL;
 	struct rtb_thr_rr_segment *merged = NULL;
 	struct rtb_thr_rr_slice *slices = NULL;
 	int rc = RTB_OK;
@@ -700,34 +700,37 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 			     (unsigned long long)(duration_ns / 1000000u));
 	}
 
-	rtb_memset(&run, 0, sizeof(run));
-	run.n = (uint32_t)n;
-	run.gap_ticks = rtb_ns_to_ticks(RR_GAP_NS);
-	for (uint32_t i = 0; i < run.n && rc == RTB_OK; i++) {
-		run.threads[i].run = &run;
-		run.threads[i].index = i;
-		run.threads[i].segs =
+	run = rtb_port_mem_alloc(sizeof(*run));
+	if (run == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the observation");
+	rtb_memset(run, 0, sizeof(*run));
+	run->n = (uint32_t)n;
+	run->gap_ticks = rtb_ns_to_ticks(RR_GAP_NS);
+	for (uint32_t i = 0; i < run->n && rc == RTB_OK; i++) {
+		run->threads[i].run = run;
+		run->threads[i].index = i;
+		run->threads[i].segs =
 			rtb_port_mem_alloc(sizeof(struct rtb_thr_rr_segment) * RR_SEGS_MAX);
-		if (run.threads[i].segs == NULL)
+		if (run->threads[i].segs == NULL)
 			rc = RTB_E_NOMEM;
 		else
-			rtb_memset(run.threads[i].segs, 0,
+			rtb_memset(run->threads[i].segs, 0,
 				   sizeof(struct rtb_thr_rr_segment) * RR_SEGS_MAX);
 	}
 	if (rc == RTB_OK) {
-		merged = rtb_port_mem_alloc(sizeof(*merged) * RR_SEGS_MAX * run.n);
+		merged = rtb_port_mem_alloc(sizeof(*merged) * RR_SEGS_MAX * run->n);
 		slices = rtb_port_mem_alloc(sizeof(*slices) * RR_SLICES_MAX);
 		if (merged == NULL || slices == NULL)
 			rc = RTB_E_NOMEM;
 	}
 	if (rc == RTB_OK)
-		rc = rtb_port_sem_create(&run.done, 0);
+		rc = rtb_port_sem_create(&run->done, 0);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "no memory for the observation");
 		goto out;
 	}
 
-	struct rtb_thr_rr_params params = {.nthreads = run.n,
+	struct rtb_thr_rr_params params = {.nthreads = run->n,
 					   .explained_ticks = tick_ticks(),
 					   .expected_ticks = rtb_ns_to_ticks(os_slice_ns)};
 	struct rtb_thr_rr_summary sum, csum;
@@ -735,13 +738,13 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 	char a[32], b[32], reason[RTB_LINE_MAX];
 
 	/* the platform under test */
-	rc = rr_observe(ctx, &run, platform, duration_ns);
+	rc = rr_observe(ctx, run, platform, duration_ns);
 	if (rc != RTB_OK)
 		goto out;
-	bool overflow = rr_overflowed(&run);
-	uint32_t nsegs = rr_merge(&run, merged);
-	params.end_ticks = run.end_ticks;
-	uint64_t release = run.release_ticks;
+	bool overflow = rr_overflowed(run);
+	uint32_t nsegs = rr_merge(run, merged);
+	params.end_ticks = run->end_ticks;
+	uint64_t release = run->release_ticks;
 	rtb_verdict_init(&v, id, "THR-B-RR", "fairness");
 	v.outcome = rtb_check_thr_rr(merged, nsegs, &params, slices, RR_SLICES_MAX, &sum, v.reason,
 				     sizeof(v.reason));
@@ -753,11 +756,11 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 				   RR_SEGS_MAX);
 	}
 	fmt_ms(a, sizeof(a), duration_ns);
-	rtb_verdict_evidence(&v,
-			     "%" RTB_PRIu32
-			     " threads at relative priority %d under %s, each busy until a "
-			     "common end time %s after release",
-			     run.n, RR_PRIO, platform == RTB_POLICY_RR ? "round robin" : "FIFO", a);
+	rtb_verdict_evidence(
+		&v,
+		"%" RTB_PRIu32 " threads at relative priority %d under %s, each busy until a "
+		"common end time %s after release",
+		run->n, RR_PRIO, platform == RTB_POLICY_RR ? "round robin" : "FIFO", a);
 	if (os_slice_ns != 0) {
 		fmt_ms(b, sizeof(b), os_slice_ns);
 		rtb_verdict_evidence(&v,
@@ -768,7 +771,7 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		rtb_verdict_evidence(&v, "the OS does not report its time slice; the run length "
 					 "assumes 100 ms");
 	}
-	rr_summary_lines(&v, false, slices, &sum, run.n);
+	rr_summary_lines(&v, false, slices, &sum, run->n);
 	if (sum.first_complete > 0 && sum.later_complete > 0) {
 		fmt_ms(a, sizeof(a), rtb_ticks_to_ns(sum.first_median_ticks));
 		fmt_ms(b, sizeof(b), rtb_ticks_to_ns(sum.later_median_ticks));
@@ -824,32 +827,29 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 
 	/* negative control: the same threads under FIFO, judged against the
 	 * slices this platform just gave (or the OS's statement) */
-	rc = rr_observe(ctx, &run, RTB_POLICY_FIFO, control_ns);
+	rc = rr_observe(ctx, run, RTB_POLICY_FIFO, control_ns);
 	if (rc == RTB_OK) {
-		nsegs = rr_merge(&run, merged);
-		params.end_ticks = run.end_ticks;
+		nsegs = rr_merge(run, merged);
+		params.end_ticks = run->end_ticks;
 		if (sum.complete > 0)
 			params.expected_ticks = sum.median_ticks;
 		enum rtb_outcome co =
 			rtb_check_thr_rr(merged, nsegs, &params, slices, RR_SLICES_MAX, &csum,
 					 reason, sizeof(reason));
-		fmt_ms(a, sizeof(a), control_ns);
-		rtb_fmt(v.control_description, sizeof(v.control_description),
-			"the same %" RTB_PRIu32
-			" threads under FIFO for %s, where the first one keeps the CPU "
-			"and the others starve",
-			run.n, a);
-		v.control = rtb_control_of(co);
-		rr_summary_lines(&v, true, slices, &csum, run.n);
+		rr_summary_lines(&v, true, slices, &csum, run->n);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), reason);
+		fmt_ms(a, sizeof(a), control_ns);
+		rtb_verdict_conclude(&v, co,
+				     "the same %" RTB_PRIu32
+				     " threads under FIFO for %s, where the first one keeps the "
+				     "CPU and the others starve",
+				     run->n, a);
 	} else {
-		rtb_fmt(v.control_description, sizeof(v.control_description),
-			"FIFO threads could not be run: %s", ctx->reason);
+		rtb_verdict_conclude(&v, RTB_INCONCLUSIVE, "FIFO threads could not be run: %s",
+				     ctx->reason);
 		ctx->reason[0] = '\0';
 		rc = RTB_OK;
 	}
-	rtb_verdict_settle(&v);
-	rtb_emit_verdict(&v);
 	/* the busy threads used up this second's real-time budget where the OS
 	 * throttles real-time threads (Linux: 95 % per second by default); let
 	 * it refill so the next scenario does not start with a stall */
@@ -857,10 +857,11 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		rtb_port_sleep_ns(RR_COOLDOWN_NS);
 
 out:
-	if (run.done != NULL)
-		rtb_port_sem_delete(run.done);
-	for (uint32_t i = 0; i < run.n; i++)
-		rtb_port_mem_free(run.threads[i].segs);
+	if (run->done != NULL)
+		rtb_port_sem_delete(run->done);
+	for (uint32_t i = 0; i < run->n; i++)
+		rtb_port_mem_free(run->threads[i].segs);
+	rtb_port_mem_free(run);
 	rtb_port_mem_free(merged);
 	rtb_port_mem_free(slices);
 	return rc;

@@ -124,25 +124,30 @@ static int run_never_run(struct rtb_ctx *ctx)
 {
 	const char *id = "thr.create.never_run";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 2000, 20000, 200000);
-	static struct create_shared sh;
+	struct create_shared *sh;
 	struct create_metrics cm;
 	int rc;
 
 	if (rtb_port_info()->prio_max < 2)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
+	sh = rtb_port_mem_alloc(sizeof(*sh));
+	if (sh == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rc = metrics_init(ctx, &cm, id, "Create a lower-priority thread (it does not run)",
 			  "Delete that thread before it ever ran", n);
-	if (rc != RTB_OK)
+	if (rc != RTB_OK) {
+		rtb_port_mem_free(sh);
 		return rc;
-	rtb_memset(&sh, 0, sizeof(sh));
+	}
+	rtb_memset(sh, 0, sizeof(*sh));
 	rtb_port_thread_set_priority(NULL, 2);
 	uint64_t i, total = n + cm.create.warmup_target;
 	for (i = 0; i < total && rc == RTB_OK; i++) {
 		struct rtb_thread_attr a = {.name = "thr-new", .prio = 1};
 		struct rtb_thread *t;
-		uint32_t before = sh.entered;
+		uint32_t before = sh->entered;
 		uint64_t t0 = rtb_port_counter_read();
-		rc = rtb_port_thread_create(&t, &a, never_run_main, &sh);
+		rc = rtb_port_thread_create(&t, &a, never_run_main, sh);
 		uint64_t t1 = rtb_port_counter_read();
 		if (rc != RTB_OK)
 			break;
@@ -151,14 +156,16 @@ static int run_never_run(struct rtb_ctx *ctx)
 		uint64_t t3 = rtb_port_counter_read();
 		if (rc != RTB_OK)
 			break;
-		metrics_add(&cm, sh.entered == before, t0, t1, t2, t3);
+		metrics_add(&cm, sh->entered == before, t0, t1, t2, t3);
 		if (metrics_expired(ctx, i, total)) {
 			i++;
 			break;
 		}
 	}
 	rtb_port_thread_set_priority(NULL, 0);
-	return metrics_finish(ctx, &cm, i, rc);
+	rc = metrics_finish(ctx, &cm, i, rc);
+	rtb_port_mem_free(sh);
+	return rc;
 }
 
 static const struct rtb_option_spec thr_create_never_run_options[] = {
@@ -194,38 +201,45 @@ static int run_run_terminate(struct rtb_ctx *ctx)
 {
 	const char *id = "thr.create.run_terminate";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 2000, 20000, 200000);
-	static struct create_shared sh;
+	struct create_shared *sh;
 	struct create_metrics cm;
 	int rc;
 
 	if (rtb_port_info()->prio_max < 1)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least two priority levels");
+	sh = rtb_port_mem_alloc(sizeof(*sh));
+	if (sh == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rc = metrics_init(ctx, &cm, id,
 			  "Create a higher-priority thread: create call until its first "
 			  "instruction",
 			  "That thread's exit call until its creator runs again", n);
-	if (rc != RTB_OK)
+	if (rc != RTB_OK) {
+		rtb_port_mem_free(sh);
 		return rc;
-	rtb_memset(&sh, 0, sizeof(sh));
+	}
+	rtb_memset(sh, 0, sizeof(*sh));
 	uint64_t i, total = n + cm.create.warmup_target;
 	for (i = 0; i < total && rc == RTB_OK; i++) {
 		struct rtb_thread_attr a = {.name = "thr-new", .prio = 1};
 		struct rtb_thread *t;
-		uint32_t before = sh.exiting;
+		uint32_t before = sh->exiting;
 		uint64_t t0 = rtb_port_counter_read();
-		rc = rtb_port_thread_create(&t, &a, run_terminate_main, &sh);
+		rc = rtb_port_thread_create(&t, &a, run_terminate_main, sh);
 		uint64_t t_back = rtb_port_counter_read();
 		if (rc != RTB_OK)
 			break;
-		bool valid = rtb_ctx_settle(ctx, &sh.exiting, before + 1);
-		metrics_add(&cm, valid, t0, sh.t_first, sh.t_exit, t_back);
+		bool valid = rtb_ctx_settle(ctx, &sh->exiting, before + 1);
+		metrics_add(&cm, valid, t0, sh->t_first, sh->t_exit, t_back);
 		rc = rtb_port_thread_delete(t);
 		if (rc == RTB_OK && metrics_expired(ctx, i, total)) {
 			i++;
 			break;
 		}
 	}
-	return metrics_finish(ctx, &cm, i, rc);
+	rc = metrics_finish(ctx, &cm, i, rc);
+	rtb_port_mem_free(sh);
+	return rc;
 }
 
 static const struct rtb_option_spec thr_create_run_terminate_options[] = {
@@ -265,57 +279,64 @@ static int run_run_block(struct rtb_ctx *ctx)
 {
 	const char *id = "thr.create.run_block";
 	uint64_t n = rtb_ctx_count(ctx, "iterations", 1000, 10000, 100000);
-	static struct create_shared sh;
+	struct create_shared *sh;
 	struct create_metrics cm;
 	int rc;
 
 	if (rtb_port_info()->prio_max < 2)
 		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
+	sh = rtb_port_mem_alloc(sizeof(*sh));
+	if (sh == NULL)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	rc = metrics_init(ctx, &cm, id,
 			  "Create a higher-priority thread: create call until its first "
 			  "instruction",
 			  "Delete that thread, blocked after lowering its priority below the "
 			  "creator's",
 			  n);
-	if (rc != RTB_OK)
+	if (rc != RTB_OK) {
+		rtb_port_mem_free(sh);
 		return rc;
-	rtb_memset(&sh, 0, sizeof(sh));
-	sh.lower_to = 0;
+	}
+	rtb_memset(sh, 0, sizeof(*sh));
+	sh->lower_to = 0;
 	rtb_port_thread_set_priority(NULL, 1);
 	uint64_t i, total = n + cm.create.warmup_target;
 	for (i = 0; i < total && rc == RTB_OK; i++) {
 		struct rtb_thread_attr a = {.name = "thr-new", .prio = 2};
 		struct rtb_thread *t;
-		uint32_t before = sh.entered;
+		uint32_t before = sh->entered;
 		uint64_t t0 = rtb_port_counter_read();
-		rc = rtb_port_thread_create(&t, &a, run_block_main, &sh);
+		rc = rtb_port_thread_create(&t, &a, run_block_main, sh);
 		if (rc != RTB_OK)
 			break;
 		/* the new thread ran before create returned; lowering its
 		 * priority handed the CPU back to us */
-		bool ran = sh.entered == before + 1;
+		bool ran = sh->entered == before + 1;
 		/* Let it reach its blocking call: sleep until it says it is
 		 * about to block (bounded), then once more so it gets there. */
-		for (uint32_t k = 0; k < BLOCK_SETTLE_TRIES && sh.blocking != before + 1; k++)
+		for (uint32_t k = 0; k < BLOCK_SETTLE_TRIES && sh->blocking != before + 1; k++)
 			rtb_port_sleep_ns(BLOCK_SETTLE_NS);
 		rtb_port_sleep_ns(BLOCK_SETTLE_NS);
-		bool blocked = sh.lowered == before + 1 && sh.blocking == before + 1;
+		bool blocked = sh->lowered == before + 1 && sh->blocking == before + 1;
 		uint64_t t2 = rtb_port_counter_read();
 		rc = rtb_port_thread_delete(t);
 		uint64_t t3 = rtb_port_counter_read();
 		if (rc != RTB_OK)
 			break;
-		metrics_add(&cm, ran && blocked, t0, sh.t_first, t2, t3);
+		metrics_add(&cm, ran && blocked, t0, sh->t_first, t2, t3);
 		/* a thread deleted before it lowered itself leaves the counters
 		 * behind: resynchronise them */
-		sh.entered = sh.lowered = sh.blocking = before + 1;
+		sh->entered = sh->lowered = sh->blocking = before + 1;
 		if (metrics_expired(ctx, i, total)) {
 			i++;
 			break;
 		}
 	}
 	rtb_port_thread_set_priority(NULL, 0);
-	return metrics_finish(ctx, &cm, i, rc);
+	rc = metrics_finish(ctx, &cm, i, rc);
+	rtb_port_mem_free(sh);
+	return rc;
 }
 
 static const struct rtb_option_spec thr_create_run_block_options[] = {

@@ -344,9 +344,9 @@ static int tm_fairness(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdi
 
 	int rc = tm_measure(ctx, run, def, true, 1, TM_CONTROL_NS,
 			    "periods of the negative control");
+	enum rtb_outcome co = RTB_INCONCLUSIVE;
 	if (rc == RTB_OK && run->nperiods == 1) {
-		enum rtb_outcome co = tm_decide(def, run->cum, 1, reason, sizeof(reason));
-		v->control = rtb_control_of(co);
+		co = tm_decide(def, run->cum, 1, reason, sizeof(reason));
 		rtb_tm_counts_text(counts, sizeof(counts), run->cum, def->nworkers);
 		rtb_verdict_control_evidence(v, "after 200 ms, turns per thread: %s", counts);
 		rtb_verdict_control_evidence(v, "outcome %s: %s", rtb_outcome_name(co), reason);
@@ -356,10 +356,7 @@ static int tm_fairness(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdi
 		ctx->reason[0] = '\0';
 		rc = RTB_OK;
 	}
-	rtb_fmt(v->control_description, sizeof(v->control_description),
-		"the same threads for 200 ms, where %s", broken);
-	rtb_verdict_settle(v);
-	rtb_emit_verdict(v);
+	rtb_verdict_conclude(v, co, "the same threads for 200 ms, where %s", broken);
 	return rc;
 }
 

@@ -440,3 +440,15 @@ void rtb_emit_verdict(const struct rtb_verdict *v)
 	rtb_json_obj_end(j);
 	rtb_record_end(j);
 }
+
+void rtb_verdict_conclude(struct rtb_verdict *v, enum rtb_outcome control, const char *fmt, ...)
+{
+	va_list ap;
+
+	v->control = rtb_control_of(control);
+	va_start(ap, fmt);
+	rtb_vfmt(v->control_description, sizeof(v->control_description), fmt, ap);
+	va_end(ap);
+	rtb_verdict_settle(v);
+	rtb_emit_verdict(v);
+}

@@ -80,6 +80,36 @@
 #define RTB_CPUS_MAX 64
 #endif
 
+/* ---- checks ---------------------------------------------------------------- */
+
+/* A value overridden out of range would otherwise compile, and misbehave at
+ * run time (or give a zero-length array, which GCC accepts). */
+_Static_assert(RTB_HIST_SUB_BITS >= 1 && RTB_HIST_SUB_BITS <= 24,
+	       "RTB_HIST_SUB_BITS must be 1..24: the histogram shifts by RTB_HIST_SUB_BITS - 1 "
+	       "and numbers its buckets with 32 bits");
+_Static_assert(RTB_RAW_DEFAULT <= 100000000u,
+	       "RTB_RAW_DEFAULT must be at most 100000000, the largest --raw-max rtbench-core "
+	       "accepts");
+_Static_assert(RTB_KEEP_WORST >= 1,
+	       "RTB_KEEP_WORST must be at least 1: every metric keeps its maximum sample whole");
+_Static_assert(RTB_KEEP_SPREAD >= 2 && RTB_KEEP_SPREAD % 2 == 0,
+	       "RTB_KEEP_SPREAD must be even and at least 2: when it is full, every other kept "
+	       "sample is dropped and the stride doubles, so half of it must remain");
+_Static_assert(RTB_KEEP_MEDIAN >= 1,
+	       "RTB_KEEP_MEDIAN must be at least 1: the samples nearest the median are emitted "
+	       "for every metric");
+_Static_assert(RTB_JSON_BUF_BYTES >= 1, "RTB_JSON_BUF_BYTES must be at least 1 (the record "
+					"buffer is flushed whenever it fills)");
+_Static_assert(RTB_SAMPLES_CHUNK >= 1,
+	       "RTB_SAMPLES_CHUNK must be at least 1: the raw series is split into chunks of it");
+_Static_assert(RTB_EVIDENCE_MAX >= 1 && RTB_LINE_MAX >= 1,
+	       "RTB_EVIDENCE_MAX and RTB_LINE_MAX must be at least 1: they size every verdict's "
+	       "evidence lines");
+_Static_assert(RTB_OPTIONS_MAX >= 1,
+	       "RTB_OPTIONS_MAX must be at least 1: it sizes the --set options of a run");
+_Static_assert(RTB_CPUS_MAX >= 1 && RTB_CPUS_MAX <= 64,
+	       "RTB_CPUS_MAX must be 1..64: the cpu_mask option is a 64-bit mask");
+
 /* ---- format length modifiers ---------------------------------------------- */
 
 /* uint32_t is `unsigned int` on Linux but `unsigned long` with newlib and

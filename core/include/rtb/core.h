@@ -49,6 +49,8 @@ void rtb_sort_u64(uint64_t *v, size_t n);
 double rtb_sqrt(double x);
 
 #define RTB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Each argument may be evaluated twice: never pass a call with an effect
+ * (a counter read, a port call). */
 #define RTB_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define RTB_MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -349,6 +351,15 @@ void rtb_verdict_control_evidence(struct rtb_verdict *v, const char *fmt, ...)
  * was missed or not run becomes INCONCLUSIVE. */
 void rtb_verdict_settle(struct rtb_verdict *v);
 void rtb_emit_verdict(const struct rtb_verdict *v);
+/* The end of every behaviour check, once the check's outcome, reason and
+ * evidence and its control's evidence are in v: `control` is the negative
+ * control's own outcome (the broken variant judged by the same decision;
+ * RTB_INCONCLUSIVE or RTB_UNSUPPORTED when it could not run), recorded as
+ * caught, missed or not run (rtb_control_of()); fmt describes the broken
+ * variant. The verdict is settled against its control (rtb_verdict_settle())
+ * and emitted. */
+void rtb_verdict_conclude(struct rtb_verdict *v, enum rtb_outcome control, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ---- profiles, options, scenarios --------------------------------------- */
 
