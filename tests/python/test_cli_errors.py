@@ -16,6 +16,7 @@ from conftest import FIXTURES, RunCli, fake_core_env
 from rtbench import cli as rtbench_cli
 from rtbench.errors import UsageError
 from rtbench.run.cpulock import LOCK_DIR_ENV, CpuLock
+from rtbench.ui import attach_signed_values
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess[str]) -> None:
@@ -330,7 +331,7 @@ def test_every_option_takes_a_value_that_starts_with_minus_and_a_digit() -> None
             argv = [*words, *given.get(words, []), option, "-5x"]
             said = ""
             try:
-                args = parser.parse_args(rtbench_cli.attach_signed_values(parser, argv))
+                args = parser.parse_args(attach_signed_values(parser, argv))
             except UsageError as e:
                 said = str(e)  # the option's own check refused the value
             else:

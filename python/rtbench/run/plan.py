@@ -27,58 +27,6 @@ if TYPE_CHECKING:
     from rtbench.targets.base import Target
 
 
-def add_arguments(run: argparse.ArgumentParser) -> None:
-    run.add_argument(
-        "--load",
-        nargs="?",
-        const="all",
-        default=None,
-        metavar="KINDS",
-        help="background load during the run: sched,memory,io,network (default: all four)",
-    )
-    run.add_argument(
-        "--load-on-measurement-cpu",
-        action="store_true",
-        help="run the load on the measured CPU(s) too, at SCHED_OTHER",
-    )
-    run.add_argument(
-        "--cpus",
-        metavar="all|LIST",
-        help="timer.periodic.latency and os.noise: one measuring thread on each of these CPUs",
-    )
-    run.add_argument(
-        "--duration",
-        metavar="TIME",
-        help="how long the timer and noise scenarios measure (60s, 10m, 2h)",
-    )
-    run.add_argument(
-        "--length",
-        metavar="TIME",
-        help="scale the profile to about this wall time (endurance in 1h, standard in 10m)",
-    )
-    run.add_argument(
-        "--require",
-        action="append",
-        default=[],
-        metavar="EXPR",
-        help="a requirement, e.g. timer.periodic.latency:max<=100us (exit status 1 if missed)",
-    )
-    run.add_argument(
-        "--require-file",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="FILE",
-        help='requirements from a TOML file (require = ["EXPR", ...])',
-    )
-    run.add_argument(
-        "--break",
-        dest="break_on_violation",
-        action="store_true",
-        help="stop the run at the first requirement violation (results are kept)",
-    )
-
-
 @dataclass(frozen=True)
 class Plan:
     """What the options asked for, checked."""
