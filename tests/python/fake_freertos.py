@@ -3,7 +3,7 @@
 """A stand-in for QEMU running the FreeRTOS image: speaks the serial line protocol
 on standard input and output, as the image does on its UART.
 
-The target starts it through RTBENCH_FREERTOS_QEMU with QEMU's arguments. Each
+The target starts it through RTBENCH_FIRMWARE_QEMU with QEMU's arguments. Each
 `#rtb run ARG...` runs the real host core (FAKE_FREERTOS_CORE) with those
 arguments and relays its records, its error output as `err` lines and its exit
 status; `read /rtbench/freertos.json` answers a description in the image's shape.

@@ -28,7 +28,8 @@ import pytest
 
 import freertos_image as frt
 from rtbench.model.records import check_record
-from rtbench.targets import freertos_image
+from rtbench.targets.firmware import image as fw_image
+from rtbench.targets.firmware.rtoses import FREERTOS
 
 WHY = frt.missing()
 pytestmark = [
@@ -203,17 +204,17 @@ def test_an_edited_kernel_is_rebuilt_said_modified_and_measured(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kernel = tmp_path / "FreeRTOS-Kernel"
-    shutil.copytree(os.environ[freertos_image.KERNEL_ENV], kernel)
+    shutil.copytree(os.environ[FREERTOS.source_env], kernel)
     for path in [kernel, *kernel.rglob("*")]:
         path.chmod(path.stat().st_mode | 0o200)
-    monkeypatch.setenv(freertos_image.KERNEL_ENV, str(kernel))
+    monkeypatch.setenv(FREERTOS.source_env, str(kernel))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    for name in (freertos_image.IMAGE_ENV, freertos_image.CONFIG_ENV):
+    for name in (FREERTOS.image_env, FREERTOS.config_env):
         monkeypatch.delenv(name, raising=False)
 
     said: list[str] = []
-    first = freertos_image.ensure_image(frt.ROOT, frt.BOARD, said.append)
-    assert first.kernel is not None and first.kernel.modified is False
+    first = fw_image.ensure_image(frt.ROOT, FREERTOS, frt.BOARD, said.append)
+    assert first.sources is not None and first.sources.modified is False
     before = first.path.read_bytes()
     fast = _wait_median(first.path)
 
@@ -224,10 +225,10 @@ def test_an_edited_kernel_is_rebuilt_said_modified_and_measured(
     queue.write_text(text.replace(_SPIN.splitlines()[0] + "\n", _SPIN))
     # with its old time, as a copy that keeps times makes it: make would miss it
     os.utime(queue, ns=(st.st_atime_ns, st.st_mtime_ns))
-    second = freertos_image.ensure_image(frt.ROOT, frt.BOARD, said.append)
+    second = fw_image.ensure_image(frt.ROOT, FREERTOS, frt.BOARD, said.append)
     assert len(said) == 2, said  # built again
     assert second.path == first.path and second.path.read_bytes() != before
-    assert second.kernel is not None and second.kernel.modified is True
-    assert second.kernel.digest != first.kernel.digest
+    assert second.sources is not None and second.sources.modified is True
+    assert second.sources.digest != first.sources.digest
     slow = _wait_median(second.path)
     assert slow > fast + 100, (fast, slow)

@@ -22,10 +22,11 @@ import pytest
 from conftest import cli
 from rtbench.model import records
 from rtbench.model.results import RESULTS_FILE
-from rtbench.targets import freertos
+from rtbench.targets.firmware import target as fw_target
+from rtbench.targets.firmware.rtoses import FREERTOS
 
 SPEC = "qemu:freertos-mps2-an385"
-WHY_NOT = freertos.ready()
+WHY_NOT = fw_target.ready(FREERTOS)
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"{WHY_NOT}")
 # what a take that blocks must run through in FreeRTOS: the take, the event
 # list it waits on, critical sections and the context switch

@@ -18,10 +18,11 @@ import pytest
 from conftest import RunCli
 from rtbench.model import records
 from rtbench.model.results import RESULTS_FILE
-from rtbench.targets import freertos
+from rtbench.targets.firmware import target as fw_target
+from rtbench.targets.firmware.rtoses import FREERTOS
 
 SPEC = "qemu:freertos-mps2-an385"
-WHY_NOT = freertos.ready()
+WHY_NOT = fw_target.ready(FREERTOS)
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"{WHY_NOT}")
 # the latency scenarios of the determinism check, with the calibration before them
 LATENCY = ("sem.wait.block", "sem.wait.available", "mut.lock.block")

@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from rtbench import build
-from rtbench.targets import freertos_image
+from rtbench.targets.firmware import image as fw_image
+from rtbench.targets.firmware import sources as fw_sources
+from rtbench.targets.firmware.rtoses import FREERTOS
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS_DOC = ROOT / "docs" / "targets.md"
@@ -38,7 +40,7 @@ def _documented_command() -> str:
 def _kernel(folder: Path, version: str | None = "V11.1.0 dbf70559b27d") -> Path:
     """A small kernel checkout: the files the image is built from, and some it is not."""
     files = {
-        **{name: f"/* {name} */\n" for name in freertos_image.KERNEL_SOURCES},
+        **{name: f"/* {name} */\n" for name in FREERTOS.digest_files},
         "include/task.h": '#define tskKERNEL_VERSION_NUMBER "V11.1.0"\n',
         "include/FreeRTOS.h": "/* FreeRTOS.h */\n",
         "include/CMakeLists.txt": "# not read by the compiler\n",
@@ -82,26 +84,26 @@ def test_the_stamp_follows_the_content_of_kernel_and_configuration(tmp_path: Pat
     config.mkdir()
     (config / "FreeRTOSConfig.h").write_text("#define configTICK_RATE_HZ 1000\n")
     (config / "board_extra.h").write_text("#define EXTRA 1\n")
-    first = freertos_image._stamp(root, kernel, config)
-    assert freertos_image._stamp(root, kernel, config) == first
+    first = fw_image.stamp(root, FREERTOS, kernel, config)
+    assert fw_image.stamp(root, FREERTOS, kernel, config) == first
 
     _rewrite_keeping_size_and_time(kernel / "queue.c", "queue", "QUEUE")
-    after_kernel = freertos_image._stamp(root, kernel, config)
+    after_kernel = fw_image.stamp(root, FREERTOS, kernel, config)
     assert after_kernel != first
     _rewrite_keeping_size_and_time(kernel / "include" / "FreeRTOS.h", "FreeRTOS", "freertos")
-    after_header = freertos_image._stamp(root, kernel, config)
+    after_header = fw_image.stamp(root, FREERTOS, kernel, config)
     assert after_header != after_kernel
     _rewrite_keeping_size_and_time(config / "FreeRTOSConfig.h", "1000", "2000")
-    after_config = freertos_image._stamp(root, kernel, config)
+    after_config = fw_image.stamp(root, FREERTOS, kernel, config)
     assert after_config != after_header
     _rewrite_keeping_size_and_time(config / "board_extra.h", "1", "2")
-    assert freertos_image._stamp(root, kernel, config) != after_config
+    assert fw_image.stamp(root, FREERTOS, kernel, config) != after_config
 
     # files the image is not built from do not count
-    unchanged = freertos_image._stamp(root, kernel, config)
+    unchanged = fw_image.stamp(root, FREERTOS, kernel, config)
     (kernel / "croutine.c").write_text("/* changed, still not built */\n")
     (kernel / "portable" / "GCC" / "ARM_CM4F" / "port.c").write_text("/* changed */\n")
-    assert freertos_image._stamp(root, kernel, config) == unchanged
+    assert fw_image.stamp(root, FREERTOS, kernel, config) == unchanged
 
 
 def test_the_core_stamp_follows_content_not_times(tmp_path: Path) -> None:
@@ -162,7 +164,7 @@ def test_a_change_make_would_miss_rebuilds_from_scratch(tmp_path: Path) -> None:
 
 def test_the_digest_is_the_one_the_documented_command_computes(tmp_path: Path) -> None:
     kernel = _kernel(tmp_path / "kernel")
-    files = freertos_image.kernel_files(kernel)
+    files = fw_sources.files_built(kernel, FREERTOS.digest_files, FREERTOS.digest_dirs)
     assert files == sorted(files, key=str.encode)
     assert "include/CMakeLists.txt" not in files and "croutine.c" not in files
     assert "portable/GCC/ARM_CM3/portmacro.h" in files
@@ -170,24 +172,24 @@ def test_the_digest_is_the_one_the_documented_command_computes(tmp_path: Path) -
     shell = subprocess.run(
         ["bash", "-c", _documented_command()],
         cwd=tmp_path,
-        env={**os.environ, freertos_image.KERNEL_ENV: str(kernel)},
+        env={**os.environ, FREERTOS.source_env: str(kernel)},
         capture_output=True,
         text=True,
         check=True,
     ).stdout.split()
     assert shell[1:] == ["-"]
-    assert freertos_image.kernel_digest(kernel, files) == shell[0]
+    assert fw_sources.digest(kernel, files) == shell[0]
 
 
 def test_the_release_table_holds_v11_1_0_as_published() -> None:
-    given = os.environ.get(freertos_image.KERNEL_ENV, "")
+    given = os.environ.get(FREERTOS.source_env, "")
     path = Path(given)
     if not given or not (path / "VERSION").is_file():
         pytest.skip("FREERTOS_KERNEL_PATH names no release extract (a folder with VERSION)")
-    kernel = freertos_image.identify_sources(freertos_image.read_release(path))
+    kernel = fw_image.read_sources(FREERTOS, path)
     if kernel.tag != "V11.1.0":
         pytest.skip(f"FREERTOS_KERNEL_PATH holds {kernel.tag}, not V11.1.0")
-    assert kernel.digest == freertos_image.KNOWN_DIGESTS["V11.1.0"]
+    assert kernel.digest == FREERTOS.known_digests["V11.1.0"]
     assert kernel.modified is False
 
 
@@ -195,24 +197,26 @@ def test_an_extract_is_modified_when_its_digest_is_not_the_releases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kernel = _kernel(tmp_path / "kernel")
-    digest = freertos_image.kernel_digest(kernel, freertos_image.kernel_files(kernel))
-    monkeypatch.setitem(freertos_image.KNOWN_DIGESTS, "V11.1.0", digest)
-    found = freertos_image.identify_sources(freertos_image.read_release(kernel))
+    digest = fw_sources.digest(
+        kernel, fw_sources.files_built(kernel, FREERTOS.digest_files, FREERTOS.digest_dirs)
+    )
+    monkeypatch.setitem(FREERTOS.known_digests, "V11.1.0", digest)
+    found = fw_image.read_sources(FREERTOS, kernel)
     assert (found.source, found.digest, found.modified) == ("VERSION", digest, False)
     assert found.describe()["modified"] is False
 
     _rewrite_keeping_size_and_time(kernel / "queue.c", "queue", "QUEUE")
-    edited = freertos_image.identify_sources(freertos_image.read_release(kernel))
+    edited = fw_image.read_sources(FREERTOS, kernel)
     assert edited.modified is True and edited.digest != digest
     assert "differs from FreeRTOS V11.1.0's" in edited.modified_reason
 
     (kernel / "VERSION").write_text("V9.9.9\n")
-    unknown = freertos_image.identify_sources(freertos_image.read_release(kernel))
+    unknown = fw_image.read_sources(FREERTOS, kernel)
     assert unknown.modified is None
     assert unknown.modified_reason.startswith("unknown whether modified")
     # no VERSION and no git: the release of include/task.h against the table
     (kernel / "VERSION").unlink()
-    header = freertos_image.identify_sources(freertos_image.read_release(kernel))
+    header = fw_image.read_sources(FREERTOS, kernel)
     assert (header.source, header.tag, header.modified) == ("include/task.h", "V11.1.0", True)
 
 
@@ -234,15 +238,15 @@ def test_a_git_checkout_is_modified_by_tracked_changes_to_the_files_built(
     _git(kernel, "add", ".")
     _git(kernel, "commit", "-q", "-m", "release")
     _git(kernel, "tag", "V11.1.0")
-    clean = freertos_image.identify_sources(freertos_image.read_release(kernel))
+    clean = fw_image.read_sources(FREERTOS, kernel)
     assert (clean.source, clean.tag, clean.modified) == ("git", "V11.1.0", False)
     # neither an untracked file nor a change to a file not built is a modification
     (kernel / "include" / "scratch.h").write_text("/* untracked */\n")
     (kernel / "croutine.c").write_text("/* edited, not built */\n")
-    assert freertos_image.identify_sources(freertos_image.read_release(kernel)).modified is False
+    assert fw_image.read_sources(FREERTOS, kernel).modified is False
 
     _rewrite_keeping_size_and_time(kernel / "queue.c", "queue", "QUEUE")
-    edited = freertos_image.identify_sources(freertos_image.read_release(kernel))
+    edited = fw_image.read_sources(FREERTOS, kernel)
     assert edited.modified is True
     assert "queue.c" in edited.modified_reason and "croutine.c" not in edited.modified_reason
     assert edited.digest != clean.digest

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The `qemu:freertos-mps2-an385` target against a stand-in for QEMU and the image
-(fake_freertos.py, started through RTBENCH_FREERTOS_QEMU): what it needs, what it
+(fake_freertos.py, started through RTBENCH_FIRMWARE_QEMU): what it needs, what it
 refuses, what it records, deterministic mode, and a lost image. The real image
 is exercised in test_freertos_image.py."""
 
@@ -20,7 +20,10 @@ from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model import records
 from rtbench.model.results import RESULTS_FILE
-from rtbench.targets import freertos, freertos_image
+from rtbench.targets.firmware import image as fw_image
+from rtbench.targets.firmware import sources as fw_sources
+from rtbench.targets.firmware import target as fw_target
+from rtbench.targets.firmware.rtoses import FREERTOS
 from rtbench.targets.qemu_base import GuestError
 
 FAKE = Path(__file__).parent / "fake_freertos.py"
@@ -53,9 +56,9 @@ def fake_env(core_binary: Path, tmp_path: Path) -> dict[str, str]:
     image.write_bytes(b"\x7fELF")
     kernel = _checkout(tmp_path / "FreeRTOS-Kernel")
     return {
-        freertos.EMULATOR_ENV: f"{sys.executable} {FAKE}",
-        freertos_image.IMAGE_ENV: str(image),
-        freertos_image.KERNEL_ENV: str(kernel),
+        fw_target.EMULATOR_ENV: f"{sys.executable} {FAKE}",
+        FREERTOS.image_env: str(image),
+        FREERTOS.source_env: str(kernel),
         "FAKE_FREERTOS_CORE": str(core_binary),
         "FAKE_FREERTOS_LOG": str(tmp_path / "starts.jsonl"),
     }
@@ -87,7 +90,7 @@ def _one_sentence(stderr: str) -> None:
 def test_without_the_kernel_the_kind_is_not_ready_and_says_how_to_get_it(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
-    env = {freertos_image.KERNEL_ENV: ""}
+    env = {FREERTOS.source_env: ""}
     listed = run_cli("targets", "--json", env=env)
     assert listed.returncode == 0, listed.stderr
     row = next(r for r in json.loads(listed.stdout) if r["kind"] == "freertos")
@@ -103,7 +106,7 @@ def test_without_the_kernel_the_kind_is_not_ready_and_says_how_to_get_it(
 
 
 def test_a_folder_that_is_not_a_kernel_checkout_is_named(run_cli: RunCli, tmp_path: Path) -> None:
-    env = {freertos_image.KERNEL_ENV: str(tmp_path)}
+    env = {FREERTOS.source_env: str(tmp_path)}
     done = run_cli("run", "--target", SPEC, "--out", str(tmp_path / "r"), env=env)
     assert done.returncode == 2
     _one_sentence(done.stderr)
@@ -113,30 +116,30 @@ def test_a_folder_that_is_not_a_kernel_checkout_is_named(run_cli: RunCli, tmp_pa
 def test_a_missing_emulator_is_named_with_its_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(freertos_image.IMAGE_ENV, str(_checkout(tmp_path) / "tasks.c"))
-    monkeypatch.delenv(freertos.EMULATOR_ENV, raising=False)
-    assert freertos_image.missing(Path("/"), "no-such-qemu-system-arm") == (
+    monkeypatch.setenv(FREERTOS.image_env, str(_checkout(tmp_path) / "tasks.c"))
+    monkeypatch.delenv(fw_target.EMULATOR_ENV, raising=False)
+    assert fw_image.missing(Path("/"), FREERTOS, "no-such-qemu-system-arm") == (
         "no-such-qemu-system-arm is not installed (apt-get install qemu-system-arm)"
     )
-    assert freertos_image.missing(Path("/"), sys.executable) is None
+    assert fw_image.missing(Path("/"), FREERTOS, sys.executable) is None
 
 
 def test_the_kernel_release_comes_from_version_then_the_header(tmp_path: Path) -> None:
-    with_version = freertos_image.read_release(_checkout(tmp_path / "a"))
-    assert (with_version.tag, with_version.source) == ("V11.1.0", "VERSION")
+    with_version = FREERTOS.read_release(_checkout(tmp_path / "a"))
+    assert (with_version.tag, with_version.read_from) == ("V11.1.0", "VERSION")
     assert with_version.commit == "dbf70559b27d39c1fdb68dfb9a32140b6a6777a0"
-    bare = freertos_image.read_release(_checkout(tmp_path / "b", version=None))
-    assert (bare.tag, bare.commit, bare.source) == ("V10.9.9", None, "include/task.h")
+    bare = FREERTOS.read_release(_checkout(tmp_path / "b", version=None))
+    assert (bare.tag, bare.commit, bare.read_from) == ("V10.9.9", None, "include/task.h")
 
 
 def test_the_build_folder_is_keyed_by_checkout_release_and_configuration(tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    a = freertos_image.KernelCheckout(tmp_path / "k", "V11.1.0", "abc", "VERSION")
-    b = freertos_image.KernelCheckout(tmp_path / "k", "V11.0.0", "def", "VERSION")
-    folder = freertos_image.build_dir(root, a, None, "mps2-an385")
-    assert folder == freertos_image.build_dir(root, a, None, "mps2-an385")
-    assert folder != freertos_image.build_dir(root, b, None, "mps2-an385")
-    assert folder != freertos_image.build_dir(root, a, tmp_path / "cfg", "mps2-an385")
+    a = fw_sources.SourceCheckout(tmp_path / "k", "V11.1.0", "abc", "VERSION")
+    b = fw_sources.SourceCheckout(tmp_path / "k", "V11.0.0", "def", "VERSION")
+    folder = fw_image.build_dir(root, FREERTOS, a, None, "mps2-an385")
+    assert folder == fw_image.build_dir(root, FREERTOS, a, None, "mps2-an385")
+    assert folder != fw_image.build_dir(root, FREERTOS, b, None, "mps2-an385")
+    assert folder != fw_image.build_dir(root, FREERTOS, a, tmp_path / "cfg", "mps2-an385")
 
 
 # ---- what it refuses ---------------------------------------------------------------
@@ -224,10 +227,11 @@ def test_a_run_records_the_image_its_kernel_and_no_settings(
     assert statuses == {"cal.timestamp": "ok", "sem.wait.block": "ok"}
     # the stand-in checkout's files are not V11.1.0's: its sources are modified
     kernel = info["freertos_kernel"]
-    digest = freertos_image.kernel_digest(
-        Path(kernel["path"]), freertos_image.kernel_files(Path(kernel["path"]))
+    digest = fw_sources.digest(
+        Path(kernel["path"]),
+        fw_sources.files_built(Path(kernel["path"]), FREERTOS.digest_files, FREERTOS.digest_dirs),
     )
-    assert kernel["digest"] == digest != freertos_image.KNOWN_DIGESTS["V11.1.0"]
+    assert kernel["digest"] == digest != FREERTOS.known_digests["V11.1.0"]
     assert kernel["modified"] is True
     assert host["kernel"]["checkout"] == kernel
     said = f"kernel checkout V11.1.0 dbf70559b27d, sources {digest[:12]} modified"
@@ -302,11 +306,11 @@ def test_a_hung_image_is_ended_by_the_watchdog_and_the_run_goes_on(
     assert len(_starts(env)) == 2
 
 
-def _target(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> freertos.FreeRtosTarget:
+def _target(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> fw_target.FirmwareTarget:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     target = targets.parse(SPEC)
-    assert isinstance(target, freertos.FreeRtosTarget)
+    assert isinstance(target, fw_target.FirmwareTarget)
     target.boot_timeout_s = 2.0
     return target
 

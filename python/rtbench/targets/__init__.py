@@ -17,6 +17,9 @@ from types import ModuleType
 
 from rtbench.errors import UsageError
 from rtbench.targets.base import Deterministic, Target
+from rtbench.targets.firmware.boards import BOARDS
+from rtbench.targets.firmware.rtos import Rtos
+from rtbench.targets.firmware.rtoses import RTOSES
 from rtbench.targets.local import LocalTarget
 from rtbench.targets.ssh import SshTarget
 from rtbench.targets.ssh_link import ssh_ready
@@ -89,19 +92,41 @@ KINDS["qemu"] = _emulated(
     module="qemu",
     target_class="QemuTarget",
 )
-KINDS["freertos"] = _emulated(
-    name="freertos",
-    syntax="qemu:freertos-mps2-an385[,icount=SHIFT]",
-    summary="FreeRTOS on an emulated Cortex-M3 board (QEMU's mps2-an385)",
-    needs="a FreeRTOS-Kernel checkout in FREERTOS_KERNEL_PATH (https://github.com/FreeRTOS/"
-    "FreeRTOS-Kernel, tag V11.1.0), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
-    "qemu-system-arm",
-    module="freertos",
-    target_class="FreeRtosTarget",
-)
+
+
+def _firmware(rtos: Rtos) -> Kind:
+    """The kind of `qemu:<rtos>-<board>`: one firmware target for every RTOS, loaded
+    only when used."""
+
+    def loaded() -> ModuleType:
+        return importlib.import_module("rtbench.targets.firmware.target")
+
+    def make(spec: str, libc: str) -> Target:
+        target: Target = loaded().FirmwareTarget(spec, libc=libc)
+        return target
+
+    def ready() -> str | None:
+        reason: str | None = loaded().ready(rtos)
+        return reason
+
+    boards = "|".join(BOARDS)
+    options = "".join(f",{o.name}={'|'.join(o.values)}" for o in rtos.options)
+    return Kind(
+        name=rtos.name,
+        syntax=f"qemu:{rtos.name}-{boards}[,icount=SHIFT{options}]",
+        summary=f"{rtos.display} on an emulated " + " or ".join(b.summary for b in BOARDS.values()),
+        needs=f"{rtos.source_what} in {rtos.source_env} ({rtos.source_url}, tag "
+        f"{rtos.tested_release}), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
+        "qemu-system-arm",
+        ready=ready,
+        make=make,
+    )
+
+
+for _rtos in RTOSES.values():
+    KINDS[_rtos.name] = _firmware(_rtos)
 
 LIBCS = ("glibc", "musl")
-FREERTOS_PREFIX = "qemu:freertos-"
 
 
 def register(kind: Kind) -> None:
@@ -111,11 +136,12 @@ def register(kind: Kind) -> None:
 
 def kind_of(spec: str) -> str:
     """The kind named by a --target value: `local`, `ssh://...` -> ssh, `qemu:NAME` -> qemu,
-    `qemu:freertos-BOARD` -> freertos."""
+    `qemu:<rtos>-BOARD` -> the RTOS (freertos, ...)."""
     if spec == "local":
         return "local"
-    if spec.startswith(FREERTOS_PREFIX):
-        return "freertos"
+    for rtos in RTOSES.values():
+        if spec.startswith(f"qemu:{rtos.name}-"):
+            return rtos.name
     if "://" in spec:
         return spec.split("://", 1)[0]
     if ":" in spec:

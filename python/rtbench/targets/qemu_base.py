@@ -7,7 +7,7 @@ protocol, booted, recovered and ended the same way whatever runs inside it.
 `recover` boots a fresh one after a lost unit; `close` powers it off or kills
 it. `QemuTransport` starts core runs through the link of the machine running
 now. The Debian guests (targets.qemu) and the FreeRTOS board
-(targets.freertos) are subclasses that say what to boot and what the figures
+(targets.firmware) are subclasses that say what to boot and what the figures
 mean.
 
 Deterministic mode (`-icount shift=N,align=off,sleep=off`): the emulated

@@ -1,24 +1,26 @@
 # SPDX-License-Identifier: Apache-2.0
-"""FreeRTOS on an emulated board, as a target (`qemu:freertos-mps2-an385[,icount=SHIFT]`).
+"""An RTOS on an emulated board, as a target: `qemu:<rtos>-<board>[,icount=SHIFT,...]`.
 
-`open` builds the FreeRTOS image (targets.freertos_image: rtbench's port built
-against the kernel checkout FREERTOS_KERNEL_PATH names), boots it under QEMU
-and waits for its `ready` line. The image speaks the serial line protocol on
-the board's first UART: each scenario is one `#rtb run` of the core inside the
-image, whose records come back on the line, and the same watchdog, `lost`
-handling and recovery as for Debian guests apply (a hung or crashed image
-ends QEMU, the unit is `lost`, and the next one runs in a fresh boot).
+`open` builds the RTOS's image (targets.firmware.image: rtbench's port built
+against the sources the RTOS's variable names), boots it under QEMU and waits
+for its `ready` line. The image speaks the serial line protocol on the board's
+first UART: each scenario is one `#rtb run` of the core inside the image, whose
+records come back on the line, and the same watchdog, `lost` handling and
+recovery as for Debian guests apply (a hung or crashed image ends QEMU, the
+unit is `lost`, and the next one runs in a fresh boot).
 
 The board has one CPU (0). System facts come from the image's
-`/rtbench/freertos.json` (the kernel's version and configuration, the board,
-CPU and counter) and from the kernel checkout (its tag and commit). The image
-holds no settings a run would change. Every figure is emulated (TCG); with
-`icount=SHIFT` or `rtbench run --deterministic` (shift DETERMINISTIC_SHIFT)
-the board's clock follows executed instructions, so figures count
-instructions and repeat from run to run.
+`/rtbench/<rtos>.json` (the RTOS's release and configuration, the board, CPU and
+counter) and from the sources (their tag, commit and digest). The image holds
+no settings a run would change. Every figure is emulated (TCG); with
+`icount=SHIFT` or `rtbench run --deterministic` (shift DETERMINISTIC_SHIFT) the
+board's clock follows executed instructions, so figures count instructions and
+repeat from run to run. `--trace` follows the code path of the kept samples in
+QEMU's execution log.
 
-Test hook: RTBENCH_FREERTOS_QEMU names a command (split like a shell would)
-started instead of qemu-system-arm, with the same arguments.
+Written once for every RTOS: what differs is an `Rtos` (targets.firmware.rtoses).
+Test hook: RTBENCH_FIRMWARE_QEMU names a command (split like a shell would)
+started instead of the board's emulator, with the same arguments.
 """
 
 from __future__ import annotations
@@ -29,29 +31,27 @@ import os
 import platform
 import re
 import shlex
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rtbench.errors import UsageError
 from rtbench.paths import ROOT
 from rtbench.report.common import modified_text
 from rtbench.system.model import SNAPSHOT_VERSION
-from rtbench.targets import freertos_image
 from rtbench.targets.base import Say, Tracing
-from rtbench.targets.guest.machine import icount_option
+from rtbench.targets.firmware import image as firmware_image
+from rtbench.targets.firmware.boards import BOARDS, Board, BoardLaunch
+from rtbench.targets.firmware.rtos import Rtos
+from rtbench.targets.firmware.rtoses import RTOSES
 from rtbench.targets.qemu_base import (
     GuestError,
     QemuBase,
     deterministic_info,
     emulation_caveats,
 )
-from rtbench.targets.qemu_exec_log import MONITOR_SOCKET, ExecLog, Firmware
-from rtbench.trace.codepath.exec_log import CounterReads
+from rtbench.targets.qemu_exec_log import ExecLog, Firmware
 from rtbench.transport import TargetLost
 
-EMULATOR_ENV = "RTBENCH_FREERTOS_QEMU"
-FACTS_PATH = "/rtbench/freertos.json"
+EMULATOR_ENV = "RTBENCH_FIRMWARE_QEMU"
 BOOT_TIMEOUT_S = 60.0
 # --deterministic without icount=: 2^5 = 32 ns per instruction, the power of two
 # nearest the 40 ns cycle of the board's 25 MHz Cortex-M3 (about one instruction
@@ -61,92 +61,61 @@ DETERMINISTIC_SHIFT = 5
 MAX_SHIFT = 10
 
 
-@dataclass(frozen=True)
-class Board:
-    """One emulated board the FreeRTOS image is built for."""
-
-    name: str
-    qemu: str
-    machine_args: tuple[str, ...]
-    cpu: str
-    arch: str
-    # how the image's counter shows in QEMU's log (a path trace's anchor)
-    counter_reads: CounterReads
-    nm: str  # the toolchain's nm, for the image's symbols
-    vector_table: str  # the symbol of the image's vector table
+def split_name(spec: str) -> tuple[Rtos, Board] | None:
+    """The RTOS and board `qemu:<rtos>-<board>[,...]` names, None when it names none."""
+    name = spec.removeprefix("qemu:").split(",", 1)[0]
+    for rtos in RTOSES.values():
+        if name.startswith(rtos.name + "-"):
+            board = BOARDS.get(name.removeprefix(rtos.name + "-"))
+            return (rtos, board) if board is not None else None
+    return None
 
 
-BOARDS = {
-    "mps2-an385": Board(
-        name="mps2-an385",
-        qemu="qemu-system-arm",
-        machine_args=("-M", "mps2-an385", "-cpu", "cortex-m3"),
-        cpu="cortex-m3",
-        arch="armv7m",
-        # the CMSDK dual timer's first value register (offset 4), counting
-        # down: the port's counter is its complement (board_config.h)
-        counter_reads=CounterReads("cmsdk_apb_dualtimer_read", 0x4, 32, inverted=True),
-        nm="arm-none-eabi-nm",
-        vector_table="vectors",
-    ),
-}
+def names(rtos: Rtos) -> str:
+    """`qemu:freertos-mps2-an385` for each board."""
+    return ", ".join(f"qemu:{rtos.name}-{b}" for b in BOARDS)
 
 
-@dataclass(frozen=True)
-class BoardLaunch:
-    """QEMU's command line for a FreeRTOS image (the machine's Launch)."""
-
-    emulator: tuple[str, ...]  # qemu-system-arm, or the test hook's command
-    board: Board
-    image: Path
-    icount: int | None
-    monitor: bool = False  # a monitor socket in the folder (for --trace)
-
-    def argv(self, folder: Path) -> list[str]:
-        monitor = f"unix:{folder / MONITOR_SOCKET},server=on,wait=off" if self.monitor else "none"
-        args = [
-            *self.emulator,
-            *self.board.machine_args,
-            "-nographic",
-            "-no-reboot",
-            "-monitor",
-            monitor,
-            "-pidfile",
-            str(folder / "qemu.pid"),
-            "-kernel",
-            str(self.image),
-            # UART0 is QEMU's first serial port: the protocol's line, on QEMU's
-            # standard input and output
-            "-chardev",
-            "stdio,id=rtb,signal=off",
-            "-serial",
-            "chardev:rtb",
-        ]
-        if self.icount is not None:
-            args += ["-icount", icount_option(self.icount)]
-        return args
-
-
-def parse_spec(spec: str) -> tuple[Board, int | None]:
-    """The board and icount shift of `qemu:freertos-BOARD[,icount=SHIFT]`, or UsageError."""
+def parse_spec(spec: str) -> tuple[Rtos, Board, int | None, tuple[tuple[str, str], ...]]:
+    """The RTOS, board, icount shift and build options of
+    `qemu:<rtos>-<board>[,icount=SHIFT][,OPTION=VALUE...]`, or UsageError."""
     name, *pairs = spec.removeprefix("qemu:").split(",")
-    board = BOARDS.get(name.removeprefix("freertos-"))
-    if board is None:
-        known = ", ".join(f"qemu:freertos-{b}" for b in BOARDS)
-        raise UsageError(f"Unknown FreeRTOS board in '{spec}' (use {known}).")
-    icount: int | None = None
+    found = split_name(spec)
+    if found is None:
+        rtos = next((r for r in RTOSES.values() if name.startswith(r.name + "-")), None)
+        known = names(rtos) if rtos else ", ".join(names(r) for r in RTOSES.values())
+        what = f"{rtos.display} board" if rtos else "RTOS or board"
+        raise UsageError(f"Unknown {what} in '{spec}' (use {known}).")
+    rtos, board = found
+    allowed = {"icount": None, **{o.name: o for o in rtos.options}}
+    takes = " and ".join(
+        ["icount=SHIFT", *(f"{o.name}={'|'.join(o.values)}" for o in rtos.options)]
+    )
+    values: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if key != "icount" or not sep or icount is not None:
-            raise UsageError(
-                f"Unknown or repeated option '{pair}' for {name} (it takes icount=SHIFT)."
-            )
+        if key not in allowed or not sep or key in values:
+            raise UsageError(f"Unknown or repeated option '{pair}' for {name} (it takes {takes}).")
+        values[key] = value
+    icount: int | None = None
+    if "icount" in values:
+        value = values.pop("icount")
         if not re.fullmatch(r"\d+", value) or int(value) > MAX_SHIFT:
             raise UsageError(
                 f"The option icount={value} must be a whole number from 0 to {MAX_SHIFT}."
             )
         icount = int(value)
-    return board, icount
+    options: list[tuple[str, str]] = []
+    for option in rtos.options:
+        value = values.get(option.name, option.default)
+        if value not in option.values:
+            raise UsageError(
+                f"The option {option.name}={value} must be {' or '.join(option.values)} "
+                f"({option.help})."
+            )
+        if value != option.default:
+            options.append((option.name, value))
+    return rtos, board, icount, tuple(options)
 
 
 def _emulator(board: Board) -> tuple[str, ...]:
@@ -154,24 +123,24 @@ def _emulator(board: Board) -> tuple[str, ...]:
     return tuple(shlex.split(hook)) if hook else (board.qemu,)
 
 
-def ready() -> str | None:
-    """None when the FreeRTOS image can be built and booted here, else what is
-    missing and how to get it."""
-    board = BOARDS["mps2-an385"]
+def ready(rtos: Rtos) -> str | None:
+    """None when `rtos`'s image can be built and booted here, else what is missing
+    and how to get it."""
+    board = next(iter(BOARDS.values()))
     hooked = bool(os.environ.get(EMULATOR_ENV, "").strip())
-    return freertos_image.missing(ROOT, None if hooked else board.qemu)
+    return firmware_image.missing(ROOT, rtos, None if hooked else board.qemu)
 
 
 class NoTuning:
-    """The Tuning of a FreeRTOS image: nothing to change (see targets.base.Tuning)."""
+    """The Tuning of a firmware image: nothing to change (see targets.base.Tuning)."""
 
-    def __init__(self, dma_latency: bool, lift_rt_throttle: bool) -> None:
+    def __init__(self, display: str, dma_latency: bool, lift_rt_throttle: bool) -> None:
         self._skipped: list[dict[str, str]] = []
         if dma_latency:
             self._skipped.append(
                 {
                     "setting": "cpu_dma_latency",
-                    "reason": "nothing to hold on FreeRTOS: the image has no CPU idle "
+                    "reason": f"nothing to hold on {display}: the image has no CPU idle "
                     "states or power management a run would have to keep off",
                 }
             )
@@ -179,7 +148,7 @@ class NoTuning:
             self._skipped.append(
                 {
                     "setting": "sched_rt_runtime_us",
-                    "reason": "FreeRTOS has no real-time throttling: its highest-priority "
+                    "reason": f"{display} has no real-time throttling: its highest-priority "
                     "ready task always runs",
                 }
             )
@@ -199,29 +168,31 @@ class NoTuning:
         return None
 
 
-class FreeRtosTarget(QemuBase):
-    """The FreeRTOS image on an emulated board, measured over its UART."""
+class FirmwareTarget(QemuBase):
+    """An RTOS's image on an emulated board, measured over its UART."""
 
     noun = "image"
 
     def __init__(self, spec: str, libc: str = "glibc") -> None:
+        rtos, board, icount, options = parse_spec(spec)
         if libc != "glibc":
             raise UsageError(
-                "--libc chooses the C library of a Linux core; the FreeRTOS image is "
+                f"--libc chooses the C library of a Linux core; the {rtos.display} image is "
                 "built with picolibc."
             )
-        board, icount = parse_spec(spec)
         super().__init__(
             spec,
-            f"freertos-{board.name}",
+            f"{rtos.name}-{board.name}",
             board.qemu,
             board.name,
-            f"the FreeRTOS image ({freertos_image.image_name(board.name)})",
+            f"the {rtos.display} image ({rtos.image_name(board.name)})",
         )
+        self.rtos = rtos
         self.board = board
         self.icount = icount
+        self.options = options
         self.boot_timeout_s = BOOT_TIMEOUT_S
-        self.image: freertos_image.Image | None = None
+        self.image: firmware_image.Image | None = None
         self._exec_log = False
 
     def use_exec_log(self) -> None:
@@ -261,10 +232,12 @@ class FreeRtosTarget(QemuBase):
     def open(self, say: Say) -> None:
         emulator = _emulator(self.board)
         hooked = emulator != (self.board.qemu,)
-        problem = freertos_image.missing(ROOT, None if hooked else self.board.qemu)
+        problem = firmware_image.missing(ROOT, self.rtos, None if hooked else self.board.qemu)
         if problem is not None:
             raise UsageError(f"The {self.spec} target cannot be used here: {problem}.")
-        self.image = freertos_image.ensure_image(ROOT, self.board.name, say)
+        self.image = firmware_image.ensure_image(
+            ROOT, self.rtos, self.board.name, say, self.options
+        )
         self.launch = BoardLaunch(
             emulator, self.board, self.image.path, self.icount, monitor=self._exec_log
         )
@@ -272,7 +245,7 @@ class FreeRtosTarget(QemuBase):
 
     def boot_message(self) -> str:
         mode = f", deterministic: -icount shift={self.icount}" if self.icount is not None else ""
-        return f"Booting FreeRTOS on {self.board.name} (QEMU, TCG{mode})..."
+        return f"Booting {self.rtos.display} on {self.board.name} (QEMU, TCG{mode})..."
 
     # ---- what the runner asks ---------------------------------------------------
 
@@ -284,40 +257,41 @@ class FreeRtosTarget(QemuBase):
         return 0
 
     def facts(self) -> dict[str, Any]:
-        """The image's own description of itself (FACTS_PATH), or GuestError."""
+        """The image's own description of itself (the RTOS's facts path), or GuestError."""
+        path = self.rtos.facts_path
         try:
-            text = self.source().read(FACTS_PATH)
+            text = self.source().read(path)
         except TargetLost as e:
             raise GuestError(f"The {self.name} image did not answer ({e}).") from None
         if text is None:
-            raise GuestError(f"The {self.name} image could not give {FACTS_PATH}.")
+            raise GuestError(f"The {self.name} image could not give {path}.")
         try:
             data = json.loads(text)
         except ValueError:
-            raise GuestError(f"The {self.name} image's {FACTS_PATH} is not JSON.") from None
+            raise GuestError(f"The {self.name} image's {path} is not JSON.") from None
         if not isinstance(data, dict):
-            raise GuestError(f"The {self.name} image's {FACTS_PATH} is not a JSON object.")
+            raise GuestError(f"The {self.name} image's {path} is not a JSON object.")
         return data
 
-    def _kernel(self) -> dict[str, Any] | None:
-        if self.image is None or self.image.kernel is None:
+    def _sources(self) -> dict[str, Any] | None:
+        if self.image is None or self.image.sources is None:
             return None
-        return self.image.kernel.describe()
+        return self.image.sources.describe()
 
     def snapshot(self, cpu: int, cpu_given: bool) -> dict[str, Any]:
         facts = self.facts()
+        display = self.rtos.display
         release = str(facts.get("kernel") or self.release or "")
-        checkout = self._kernel()
         return {
             "snapshot_version": SNAPSHOT_VERSION,
             "taken_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "hostname": str(facts.get("board") or self.board.name),
             "kernel": {
-                "system": "FreeRTOS",
-                "release": release.removeprefix("FreeRTOS ").strip() or None,
+                "system": display,
+                "release": release.removeprefix(display + " ").strip() or None,
                 "machine": self.board.arch,
                 "port": facts.get("port"),
-                "checkout": checkout,
+                "checkout": self._sources(),
             },
             "cpus": {
                 "model": str(facts.get("cpu") or self.board.cpu),
@@ -327,7 +301,7 @@ class FreeRtosTarget(QemuBase):
             },
             "measurement_cpu": {"cpu": cpu, "chosen_by": "argument" if cpu_given else "default"},
             "counter": facts.get("counter"),
-            "freertos": facts,
+            self.rtos.name: facts,
             "emulation": self._emulation(),
             # the Python that runs rtbench (on the controller, whatever the target)
             "python": {
@@ -348,20 +322,22 @@ class FreeRtosTarget(QemuBase):
         return emulation_caveats("tcg", self.icount)
 
     def tuning(self, dma_latency: bool, lift_rt_throttle: bool, cpu: int) -> NoTuning:
-        return NoTuning(dma_latency, lift_rt_throttle)
+        return NoTuning(self.rtos.display, dma_latency, lift_rt_throttle)
 
     def describe(self) -> dict[str, Any]:
         image = self.image
+        name = self.rtos.name
         return {
             "kind": self.kind,
             "spec": self.spec,
-            "os": "FreeRTOS",
+            "os": self.rtos.display,
             "os_release": self.release,
             "board": self.board.name,
             "cpu": self.board.cpu,
             "arch": self.board.arch,
-            "freertos_kernel": self._kernel(),
-            "freertos_config_dir": str(image.config_dir) if image and image.config_dir else None,
+            f"{name}_kernel": self._sources(),
+            f"{name}_config_dir": str(image.config_dir) if image and image.config_dir else None,
+            "build_options": dict(image.options) if image else dict(self.options),
             "image": str(image.path) if image else None,
             "emulator": self.board.qemu,
             "emulator_version": self.version(),
@@ -374,25 +350,43 @@ class FreeRtosTarget(QemuBase):
         }
 
 
+def _facts(snap: dict[str, Any]) -> dict[str, Any]:
+    """The image's facts in a snapshot: stored under its RTOS's name."""
+    system = str((snap.get("kernel") or {}).get("system") or "")
+    for rtos in RTOSES.values():
+        if rtos.display == system and isinstance(snap.get(rtos.name), dict):
+            facts: dict[str, Any] = snap[rtos.name]
+            return facts
+    return {}
+
+
 def render(snap: dict[str, Any]) -> str:
-    """`rtbench system` of a FreeRTOS image: the kernel, board, counter and configuration."""
+    """`rtbench system` of an image: the RTOS, its sources, board, counter and configuration."""
     kernel = snap.get("kernel") or {}
-    facts = snap.get("freertos") or {}
+    facts = _facts(snap)
     checkout = kernel.get("checkout") or {}
     counter = snap.get("counter") or {}
     rows = [
-        ("system", f"FreeRTOS {kernel.get('release') or '?'} ({kernel.get('port') or '?'})"),
+        (
+            "system",
+            f"{kernel.get('system') or '?'} {kernel.get('release') or '?'} "
+            f"({kernel.get('port') or '?'})",
+        ),
         (
             "kernel checkout",
             f"{checkout.get('tag') or '?'} {checkout.get('commit') or ''} "
             f"({checkout.get('path') or 'not known'})".replace("  ", " "),
         ),
+    ]
+    rows.append(
         (
             "kernel sources",
             f"digest {checkout.get('digest') or 'not known'}, "
             f"{modified_text(checkout.get('modified'))}"
             + (f" ({checkout['modified_reason']})" if checkout.get("modified_reason") else ""),
-        ),
+        )
+    )
+    rows += [
         ("board", f"{snap.get('hostname')}, {(snap.get('cpus') or {}).get('model')}"),
         (
             "counter",

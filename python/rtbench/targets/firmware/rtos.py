@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What rtbench knows of one RTOS it builds firmware images with (an `Rtos`).
+
+An RTOS is a dependency, never part of rtbench: its sources come from a folder the
+user names in an environment variable. Everything the firmware target does is
+written once for every RTOS (targets.firmware); an `Rtos` holds only what differs:
+where its sources come from and how to recognise, date and fingerprint them, its
+port folder and configuration header, and the build options a target spec may
+choose. Adding an RTOS is one entry in targets.firmware.rtoses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rtbench.targets.firmware.sources import Release
+
+
+@dataclass(frozen=True)
+class RtosOption:
+    """A build option a target spec may give (`qemu:freertos-mps2-an385,checks=on`):
+    its values, each with the CMake arguments it adds (relative paths are under
+    rtbench's root), the default, and one phrase saying what it chooses."""
+
+    name: str
+    values: Mapping[str, tuple[str, ...]]
+    default: str
+    help: str
+
+
+@dataclass(frozen=True)
+class Rtos:
+    """One RTOS rtbench builds images with (see the module's docstring)."""
+
+    name: str  # "freertos": the port folder ports/<name>, the spec qemu:<name>-<board>
+    display: str  # "FreeRTOS"
+    source_env: str  # FREERTOS_KERNEL_PATH: the folder holding its sources
+    source_what: str  # "a FreeRTOS-Kernel checkout"
+    how_to_get: str  # one phrase: how a user gets the sources
+    source_url: str  # where they are published
+    tested_release: str  # the release rtbench is tested with
+    required: tuple[str, ...]  # files the sources folder must hold
+    digest_files: tuple[str, ...]  # files the image compiles, relative to the folder
+    digest_dirs: tuple[str, ...]  # folders whose .c, .h and .S files it reads
+    known_digests: Mapping[str, str]  # release tag -> digest of those files as published
+    read_release: Callable[[Path], Release]  # VERSION file, git, a version macro
+    cmake_source_var: str  # the port.cmake variable naming the sources folder
+    config_header: str  # "FreeRTOSConfig.h": what a configuration folder must hold
+    cmake_config_var: str  # RTB_FREERTOS_CONFIG_DIR
+    config_env: str  # RTBENCH_FREERTOS_CONFIG_DIR: a folder used instead of rtbench's own
+    image_env: str  # RTBENCH_FREERTOS_IMAGE: test hook, a prebuilt image used as it is
+    options: tuple[RtosOption, ...] = field(default_factory=tuple)
+
+    @property
+    def facts_path(self) -> str:
+        """What the image answers `#rtb read` with: its release, board and configuration."""
+        return f"/rtbench/{self.name}.json"
+
+    def image_name(self, board: str) -> str:
+        return f"rtbench-{self.name}-{board}.elf"
