@@ -46,3 +46,27 @@ def test_comparison_page_in_chromium(browser: Browser, tmp_path: Path) -> None:
     phone = _load(browser, page, PHONE, mobile=True)
     assert phone["scrollWidth"] <= phone["clientWidth"]
     browser.screenshot(_artifact("comparison-phone.png"))
+
+
+def test_exact_comparison_with_a_path_difference_in_chromium(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Two deterministic, traced runs: the SLOWER badge, the exact sentence and the
+    table of the functions that changed, readable on a phone."""
+    from test_compare_exact import BASE_WAIT, TYPICAL_CALLS, TYPICAL_INSNS, _traced  # noqa: PLC0415
+
+    a = _traced(tmp_path, "a", TYPICAL_CALLS, TYPICAL_INSNS, 60, BASE_WAIT)
+    insns = {**TYPICAL_INSNS, "xQueueSemaphoreTake": 130}
+    b = _traced(tmp_path, "b", TYPICAL_CALLS, insns, 140, [v + 80 for v in BASE_WAIT])
+    page = tmp_path / "comparison.html"
+    page.write_text(html.render(model.build(model.load_systems([a, b]))))
+    _load(browser, page, DESKTOP, mobile=False)
+    badges = browser.run("return [...document.querySelectorAll('.badge')].map(b => b.textContent)")
+    assert "SLOWER" in badges
+    text = browser.run("return document.body.innerText")
+    assert "slower by exactly 80 ticks" in text and "Path difference of B" in text
+    assert "xQueueSemaphoreTake" in text
+    browser.screenshot(_artifact("comparison-exact-desktop.png"))
+    phone = _load(browser, page, PHONE, mobile=True)
+    assert phone["scrollWidth"] <= phone["clientWidth"]
+    browser.screenshot(_artifact("comparison-exact-phone.png"))

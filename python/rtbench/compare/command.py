@@ -73,7 +73,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help=f"exit with status {REGRESSION_STATUS} when a result is significantly worse than A",
+        help=f"exit with status {REGRESSION_STATUS} when a result is significantly worse than A "
+        "(of deterministic runs: any min, median or max slower)",
     )
 
 

@@ -10,7 +10,8 @@ the maximum of each system, drawn as inline SVG.
 from __future__ import annotations
 
 from rtbench import reference
-from rtbench.compare import wording
+from rtbench.compare import pathdiff, wording
+from rtbench.compare import significance as cstats
 from rtbench.compare.model import Comparison, MetricRow
 from rtbench.model import units
 from rtbench.report import page
@@ -24,6 +25,7 @@ _BADGES = {
     "untested": "unsupported",
     "higher": "unsupported",
     "lower": "unsupported",
+    "differs": "unsupported",
 }
 _SERIES = 5  # colour classes k0..k4 of the style sheet
 
@@ -58,12 +60,28 @@ def _bars(title: str, names: list[str], values: list[float | None], unit: str) -
     return "".join(parts)
 
 
-def _outcome(diff_outcome: str | None, text: str) -> str:
-    if diff_outcome is None or diff_outcome == "same":
+def _outcome(diff: cstats.Difference | None, text: str) -> str:
+    if diff is None or diff.outcome in ("same", "identical"):
         return esc(text)
-    word = wording.OUTCOME_WORDS[diff_outcome]
-    rest = text.split(": ", 1)[1] if ": " in text else text
-    return f"{page.badge(word, _BADGES.get(diff_outcome))} {esc(rest)}"
+    word = wording.outcome_word(diff)
+    rest = text.split(": ", 1)[1] if ": " in text and diff.exact is None else text
+    return f"{page.badge(word, _BADGES.get(diff.outcome))} {esc(rest)}"
+
+
+def _paths(comparison: Comparison, row: MetricRow) -> str:
+    """Each system's path difference against A: a line and a table of the functions."""
+    out = []
+    for index, system in enumerate(comparison.systems):
+        for diff in row.path_changes(index):
+            items = [i for i in diff.items(system.letter) if "interrupted" in i]
+            out.append(
+                f'<p class="small">Path difference of {esc(system.letter)}, '
+                f"{esc(diff.head())}{': ' + esc('; '.join(items)) if items else ''}</p>"
+            )
+            if diff.changes:
+                headers = [h.format(system.letter) for h in pathdiff.ROW_HEADERS]
+                out.append(page.table(headers, pathdiff.rows(diff), numeric=[False, *([True] * 5)]))
+    return "".join(out)
 
 
 def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str:
@@ -83,7 +101,7 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
             [
                 esc(system.name),
                 *(esc(c) for c in wording.stat_cells(row, index, div)),
-                _outcome(None if diff is None else diff.outcome, text),
+                _outcome(diff, text),
             ]
         )
     headers = ["system", *wording.STAT_HEADERS]
@@ -96,6 +114,7 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
             raw=True,
         )
     )
+    out.append(_paths(comparison, row))
     names = [s.name for s in comparison.systems]
 
     def scaled(attribute: str) -> list[float | None]:
@@ -144,6 +163,7 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
         f'<header class="top"><h1>{esc(title)}</h1>',
         f"<p>{esc(wording.intro(comparison))}</p>",
         page.kv_table([(s.letter, s.describe()) for s in systems]),
+        *(f"<p>{esc(note)}</p>" for note in comparison.notes),
         "</header>",
     ]
     if comparison.warnings:
@@ -181,7 +201,10 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
         body.append("</ul></section>")
     if not alone:
         body.append('<section class="block"><h2>Rules</h2><ul>')
-        body += [f"<li>{esc(rule)}</li>" for rule in wording.rules(comparison.min_change)]
+        body += [
+            f"<li>{esc(rule)}</li>"
+            for rule in wording.rules(comparison.min_change, comparison.any_exact)
+        ]
         body.append("</ul></section>")
     if with_reference:
         others = wording.other_published(comparison)

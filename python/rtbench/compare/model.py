@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rtbench.compare import pool
+from rtbench.compare import exact, pathdiff, pool
 from rtbench.compare import significance as cstats
 from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
@@ -106,6 +106,17 @@ class MetricRow:
     cells: tuple[MetricSummary | None, ...]  # pooled over the runs of a system
     differences: tuple[cstats.Difference | None, ...]  # None for the baseline and gaps
     run_cells: tuple[tuple[MetricSummary | None, ...], ...] = ()  # per system, per run
+    # per system: its code path's difference against the baseline's (traced runs)
+    paths: tuple[tuple[pathdiff.PathDiff, ...], ...] = ()
+
+    def path_changes(self, index: int) -> tuple[pathdiff.PathDiff, ...]:
+        """System `index`'s path differences worth showing: an unchanged path is
+        said only where the figures differ."""
+        found = self.paths[index] if index < len(self.paths) else ()
+        diff = self.differences[index]
+        if diff is not None and diff.outcome not in ("same", "identical"):
+            return found
+        return tuple(d for d in found if d.changes or any(d.handlers) or d.delta)
 
     def ratio(self, index: int, attribute: str) -> float | None:
         base, cell = self.cells[0], self.cells[index]
@@ -140,9 +151,22 @@ class Comparison:
     statuses: tuple[str, ...]  # scenarios that did not end `ok` somewhere
     min_change: float = cstats.DEFAULT_MIN_CHANGE
     notes: tuple[str, ...] = field(default=())
+    # per system: how it is compared with the baseline (None for the baseline)
+    pairings: tuple[exact.Pairing | None, ...] = ()
+
+    def exact_with(self, index: int) -> bool:
+        """Whether system `index` is compared exactly with the baseline (deterministic)."""
+        found = self.pairings[index] if index < len(self.pairings) else None
+        return found is not None and found.exact
+
+    @property
+    def any_exact(self) -> bool:
+        """Whether some system is compared exactly with the baseline."""
+        return any(self.exact_with(i) for i in range(1, len(self.systems)))
 
     def regressions(self) -> list[tuple[System, MetricRow]]:
-        """Significantly worse metrics of every system against the baseline."""
+        """Significantly worse metrics of every system against the baseline; of two
+        deterministic runs, those with any statistic slower (worse or mixed)."""
         out = []
         for row in self.metrics:
             for i, diff in enumerate(row.differences):
@@ -279,10 +303,35 @@ def _difference(
     lib: bool | None,
     min_change: float,
     reader: SamplesReader,
+    pairing: exact.Pairing | None = None,
 ) -> cstats.Difference | None:
     base, cell = cells[0], cells[index]
     if base is None or cell is None:
         return None
+    note = ""
+    if pairing is not None and pairing.exact:
+        found = exact.difference(
+            (systems[0], systems[index]), (run_cells[0], run_cells[index]), lib, pairing, reader
+        )
+        if isinstance(found, cstats.Difference):
+            return found
+        note = found
+    tested = _tested(systems, run_cells, cells, index, lib, min_change, reader)
+    return replace(tested, note=note) if note else tested
+
+
+def _tested(
+    systems: Sequence[System],
+    run_cells: Sequence[Sequence[MetricSummary | None]],
+    cells: Sequence[MetricSummary | None],
+    index: int,
+    lib: bool | None,
+    min_change: float,
+    reader: SamplesReader,
+) -> cstats.Difference:
+    """The statistical tests of one metric of system `index` against the baseline."""
+    base, cell = cells[0], cells[index]
+    assert base is not None and cell is not None
     da, why_a = _distribution(systems[0], run_cells[0], base, reader)
     db, why_b = _distribution(systems[index], run_cells[index], cell, reader)
     if da is not None and db is not None and da.source != db.source:
@@ -353,6 +402,7 @@ def build(
                     per_run[key] = [[None] * s.n_runs for s in systems]
                 if per_run[key][index][run_index] is None:
                     per_run[key][index][run_index] = m
+    pairings = [None, *(exact.pairing(systems[0], other) for other in systems[1:])]
     rows: list[MetricRow] = []
     for key in order:
         run_cells = tuple(tuple(runs) for runs in per_run[key])
@@ -363,7 +413,7 @@ def build(
         diffs = tuple(
             None
             if i == 0
-            else _difference(systems, run_cells, row_cells, i, lib, min_change, reader)
+            else _difference(systems, run_cells, row_cells, i, lib, min_change, reader, pairings[i])
             for i in range(len(systems))
         )
         rows.append(
@@ -378,6 +428,7 @@ def build(
                 cells=tuple(row_cells),
                 differences=diffs,
                 run_cells=run_cells,
+                paths=pathdiff.for_metric(systems, row_cells),
             )
         )
     verdict_rows = _verdict_rows(systems)
@@ -394,11 +445,16 @@ def build(
         systems=tuple(systems),
         metrics=tuple(rows),
         verdicts=tuple(verdict_rows),
-        warnings=tuple(configuration_warnings(systems)),
+        warnings=(
+            *configuration_warnings(systems),
+            *(p.sentence for p in pairings if p is not None and p.warn),
+        ),
         failing=failing,
         ratings=tuple(ratings),
         statuses=tuple(_status_lines(systems)),
         min_change=min_change,
+        notes=tuple(p.sentence for p in pairings if p is not None and p.sentence and not p.warn),
+        pairings=tuple(pairings),
     )
 
 
@@ -473,7 +529,13 @@ def _run_facts(system: System) -> dict[str, str]:
     conditions = dict(run.conditions or {})
     # The load by its summary (first: a run under --load against one without is the
     # point of such a comparison); any other condition of the run as it was stored.
-    other_conditions = {k: v for k, v in conditions.items() if k != LOAD_KEY}
+    # A condition's per-unit account (a trace's log sizes, reads, lost events) differs
+    # from run to run of one setup: the setup is the rest.
+    other_conditions = {
+        k: {n: x for n, x in v.items() if n != "units"} if isinstance(v, Mapping) else v
+        for k, v in conditions.items()
+        if k != LOAD_KEY
+    }
     return {
         "load": load_summary(conditions) or "none",
         "rtbench version": doc.rtbench_version,

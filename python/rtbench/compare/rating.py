@@ -146,9 +146,18 @@ def _performance(
     significant = sum(
         1
         for r in counted
-        if any(d is not None and d.outcome not in ("same", "untested") for d in r.differences)
+        if any(
+            d is not None and d.outcome not in ("same", "untested", "identical", "differs")
+            for d in r.differences
+        )
     )
     base = f"{len(counted)} metric{'s' if len(counted) != 1 else ''}"
+    exact = all(d is None or d.exact is not None for r in counted for d in r.differences[1:])
+    if significant == 0 and exact:
+        same = all(d is None or d.outcome == "identical" for r in counted for d in r.differences)
+        found = "identical figures" if same else "the same min, median and max"
+        sentence = f"no difference: {found} ({base}, compared exactly)"
+        return FamilyRating(name, what, (), sentence, tuple(scores), len(counted), 0)
     if significant == 0:
         return FamilyRating(
             name, what, (), f"no significant difference ({base})", tuple(scores), len(counted), 0
@@ -162,7 +171,8 @@ def _performance(
     listed = ", ".join(
         f"{systems[i].letter} {s:.2f}" for i, s in enumerate(scores) if s is not None
     )
-    details = f"scores {listed}; {base}, {significant} with a significant difference"
+    kind = "an exact" if exact else "a significant"
+    details = f"scores {listed}; {base}, {significant} with {kind} difference"
     # Systems within the noise band of the best one share the first place.
     top = sorted(i for s, i in ranked if s < best_score * (1.0 + min_change))
     if len(top) == len(ranked) and len(ranked) > 1:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +50,9 @@ from scipy import stats as sps
 
 from rtbench.compare import ALPHA, CONFIDENCE, DEFAULT_MIN_CHANGE
 from rtbench.model.summary import Bucket
+
+if TYPE_CHECKING:
+    from rtbench.compare.exact import Exact
 
 __all__ = ["ALPHA", "CONFIDENCE", "DEFAULT_MIN_CHANGE"]
 
@@ -398,7 +402,9 @@ class Difference:
     follows the tail when it moved, else the median, and reads `worse`,
     `better`, `mixed`, `same` or `untested` when lower values are better
     (`higher`/`lower` instead of worse/better when the metric has no better
-    direction)."""
+    direction). A comparison of two deterministic runs is exact instead
+    (`exact`, location and tail `exact`; see `rtbench.compare.exact`); `note`
+    says why a metric of such runs was tested by statistics after all."""
 
     outcome: str
     location: str
@@ -408,6 +414,8 @@ class Difference:
     reason: str  # why it could not be tested, or ""
     spreads: tuple[RunSpread, ...] = ()  # between-run checks (several runs per system)
     runs: tuple[int, int] = (1, 1)  # runs of the baseline and of the other system
+    exact: Exact | None = None
+    note: str = ""
 
 
 def judge(

@@ -8,7 +8,7 @@ import io
 import json
 
 from rtbench import reference
-from rtbench.compare import wording
+from rtbench.compare import pathdiff, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 
@@ -42,6 +42,14 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
         )
     header = ["system", *wording.STAT_HEADERS]
     out += _md_table([*header, "difference"], rows, set(range(1, 9)))
+    for index, system in enumerate(comparison.systems):
+        for path in row.path_changes(index):
+            out += ["", f"Path difference of {system.letter}, {path.head()}:", ""]
+            headers = [h.format(system.letter) for h in pathdiff.ROW_HEADERS]
+            changed = pathdiff.rows(path)
+            if changed:
+                out += _md_table(headers, changed, {1, 2, 3, 4, 5})
+            out += [f"- {item}" for item in path.items(system.letter) if "interrupted" in item]
     published = wording.reference_rows(row, div) if with_reference else []
     if published:
         out += ["", f"Published figures ({unit_name}; other hardware and years, not this machine):"]
@@ -60,6 +68,8 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
     out = [f"# rtbench comparison: {wording.heading(comparison)}", ""]
     out += [f"- **{s.letter}**: {s.describe()}" for s in comparison.systems]
     out.append("")
+    if comparison.notes:
+        out += [*comparison.notes, ""]
     if comparison.warnings:
         out += ["## Configuration differences", ""]
         out += [f"- ⚠ {w}" for w in comparison.warnings]
@@ -96,7 +106,7 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
         out.append("")
     if not wording.alone(comparison):
         out += ["## Rules", ""]
-        out += [f"- {rule}" for rule in wording.rules(comparison.min_change)]
+        out += [f"- {rule}" for rule in wording.rules(comparison.min_change, comparison.any_exact)]
     if with_reference:
         others = wording.other_published(comparison)
         if others:
@@ -137,6 +147,10 @@ CSV_COLUMNS = (
     "tail_share_base",
     "tail_share_other",
     "tail_fisher_p",
+    "exact_shift",
+    "median_change",
+    "max_change",
+    "path_difference",
 )
 
 
@@ -144,6 +158,24 @@ def _num(value: float | None) -> str:
     if value is None:
         return ""
     return f"{value:.6g}"
+
+
+def _exact_columns(comparison: Comparison, row: MetricRow, index: int) -> list[str]:
+    """The -icount shift of an exact comparison, the exact change of the median and
+    the maximum (in `unit`), and the path difference against A."""
+    diff = row.differences[index]
+    exact = None if diff is None else diff.exact
+    pairing = comparison.pairings[index] if index < len(comparison.pairings) else None
+    changes = {} if exact is None else {c.statistic: c.delta for c in exact.changes}
+    paths = " | ".join(
+        d.line(comparison.systems[index].letter, None) for d in row.path_changes(index)
+    )
+    return [
+        "" if exact is None or pairing is None else str(pairing.shift),
+        "" if exact is None else _num(changes.get("median", 0.0)),
+        "" if exact is None else _num(changes.get("max", 0.0)),
+        paths,
+    ]
 
 
 def csv_text(comparison: Comparison) -> str:
@@ -192,6 +224,7 @@ def csv_text(comparison: Comparison) -> str:
                     "" if tail is None else _num(tail.frac_base),
                     "" if tail is None else _num(tail.frac_other),
                     "" if tail is None else _num(tail.p_value),
+                    *_exact_columns(comparison, row, index),
                 ]
             )
     return buffer.getvalue()

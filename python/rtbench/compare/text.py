@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Sequence
 
 from rtbench import reference
-from rtbench.compare import wording
+from rtbench.compare import pathdiff, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 WIDTH = 100
@@ -19,6 +19,7 @@ _OUTCOME_COLORS = {
     "untested": "yellow",
     "higher": "cyan",
     "lower": "cyan",
+    "differs": "cyan",
 }
 _VERDICT_COLORS = {
     "PASS": "green",
@@ -69,8 +70,9 @@ def _metric_block(
         diff = row.differences[index]
         word = wording.base_word(comparison) if index == 0 else "-"
         if diff is not None:
-            word = wording.OUTCOME_WORDS[diff.outcome]
-            if diff.outcome != "same" or "spread" in (diff.location, diff.tail):
+            word = wording.outcome_word(diff)
+            told = diff.outcome not in ("same", "identical") or diff.note
+            if told or "spread" in (diff.location, diff.tail):
                 details.append(
                     f"{system.letter}: " + wording.difference_text(diff, system.letter, row)
                 )
@@ -83,6 +85,8 @@ def _metric_block(
         diff = row.differences[index]
         color = _OUTCOME_COLORS.get(diff.outcome, "") if diff is not None else ""
         lines.append(s(line, color) if color else line)
+    for index, system in enumerate(comparison.systems):
+        details += wording.path_lines(row, index, system.letter, pathdiff.TERMINAL_CHANGES)
     for text in details:
         lines.extend(_wrap(text, "    "))
     published = wording.reference_rows(row, div) if with_reference else []
@@ -101,6 +105,8 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
     out: list[str] = [s(f"rtbench compare: {wording.heading(comparison)}", "bold")]
     for system in systems:
         out.extend(_wrap(f"{system.letter}  {system.describe()}", "  "))
+    for note in comparison.notes:
+        out.extend(_wrap(note, "  "))
     if comparison.warnings:
         out += ["", s("Configuration differences (read these before the figures)", "bold")]
         for w in comparison.warnings:
@@ -150,7 +156,7 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
             out.extend(_wrap("! " + line, "  "))
     if not wording.alone(comparison):
         out += ["", s("Rules", "bold")]
-        for rule in wording.rules(comparison.min_change):
+        for rule in wording.rules(comparison.min_change, comparison.any_exact):
             out.extend(_wrap("- " + rule, "  "))
     if with_reference:
         others = wording.other_published(comparison)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from rtbench import reference
+from rtbench.compare import exact as cexact
 from rtbench.compare import significance as cstats
 from rtbench.compare.model import Comparison, MetricRow
 from rtbench.compare.rating import RULES as RATING_RULES
@@ -18,7 +19,37 @@ OUTCOME_WORDS = {
     "higher": "higher",
     "lower": "lower",
     "untested": "not tested",
+    "identical": "identical",
+    "differs": "differs",
 }
+
+
+def outcome_word(diff: cstats.Difference) -> str:
+    """The word of a difference in a table: WORSE, same...; SLOWER, identical... when exact."""
+    if diff.exact is not None:
+        return cexact.WORDS[diff.outcome]
+    return OUTCOME_WORDS[diff.outcome]
+
+
+def exact_rules() -> list[str]:
+    return [
+        "Deterministic runs (--deterministic: QEMU -icount on an emulated board) count "
+        "instructions and give the same figures run after run. Two of them with the same "
+        "-icount shift on the same board, emulator and emulator version are compared "
+        "exactly, without statistics: equal statistics and samples (or histograms, when "
+        "raw samples are missing) are 'identical'; every statistic that differs is given "
+        "exactly, in counter ticks when the metric was recorded in ticks (else ns), in "
+        "instructions (one instruction is 2^shift ns: '=' when exact, '≈' when the counter "
+        "step is coarser than an instruction) and in per cent. The shortest, typical and "
+        "longest path decide: SLOWER when the min, median or max is higher (lower for "
+        "throughput) and none of them lower; faster the other way round; MIXED some each "
+        "way; differs when they are the same and only other statistics (which move with how "
+        "many samples the tick interrupt lands in) or the samples differ. A guest operating "
+        "system under -icount does not repeat exactly and is tested by statistics.",
+        "Path difference (runs traced with --trace on an emulated board): the functions "
+        "whose instructions or calls differ between the typical samples (and the worst "
+        "samples, when they tell more) of both runs, largest change first.",
+    ]
 
 
 def difference_rules(min_change: float) -> list[str]:
@@ -53,8 +84,9 @@ def difference_rules(min_change: float) -> list[str]:
     ]
 
 
-def rules(min_change: float) -> list[str]:
-    return [*difference_rules(min_change), *RATING_RULES]
+def rules(min_change: float, exact: bool = False) -> list[str]:
+    """The rules a comparison prints; `exact`: with those of deterministic runs."""
+    return [*difference_rules(min_change), *(exact_rules() if exact else []), *RATING_RULES]
 
 
 def alone(comparison: Comparison) -> bool:
@@ -189,6 +221,13 @@ def difference_text(
     of the runs' statistics)."""
     if diff is None:
         return "not measured by both"
+    if diff.exact is not None:
+        return cexact.text(diff.exact, letter)
+    note = f" ({diff.note})" if diff.note else ""
+    return _tested_text(diff, letter, row) + note
+
+
+def _tested_text(diff: cstats.Difference, letter: str, row: MetricRow | None) -> str:
     if diff.outcome == "untested":
         return f"not tested: {diff.reason}"
     parts = []
@@ -220,6 +259,12 @@ def difference_text(
     if diff.outcome == "same":
         word = "no significant difference"
     return f"{word}: " + "; ".join(parts)
+
+
+def path_lines(row: MetricRow, index: int, letter: str, limit: int | None) -> list[str]:
+    """The path difference of system `index` against A for one metric, a line per
+    sample compared (`limit`: changes named before "(+N more)"; None: all)."""
+    return [f"{letter} path difference, {d.line(letter, limit)}" for d in row.path_changes(index)]
 
 
 def verdict_word(outcome: str | None) -> str:
@@ -282,6 +327,10 @@ def run_notes(comparison: Comparison) -> list[str]:
     base = systems[0]
     if alone(comparison):
         return []
+    # Deterministic runs compared exactly have no run-to-run variance to measure.
+    tested = [s for i, s in enumerate(systems) if i > 0 and not comparison.exact_with(i)]
+    if not tested:
+        return []
     if all(s.n_runs == 1 for s in systems):
         return [
             "Run-to-run variance was not measured (one run per system): the tests see only "
@@ -290,7 +339,7 @@ def run_notes(comparison: Comparison) -> list[str]:
             "runs of each system (rtbench compare A1 A2 A3 --vs B1 B2 B3) to measure it."
         ]
     out = []
-    for other in systems[1:]:
+    for other in tested:
         k, j = base.n_runs, other.n_runs
         if k + j <= 2:
             out.append(
@@ -309,6 +358,13 @@ def run_notes(comparison: Comparison) -> list[str]:
     return out
 
 
+# The words of the summary line, worst first.
+_SUMMARY_ORDER = (
+    "WORSE", "SLOWER", "MIXED", "better", "faster", "higher", "lower", "differs", "same",
+    "identical", "not tested",
+)  # fmt: skip
+
+
 def summary_counts(comparison: Comparison) -> list[str]:
     """Per compared system: how many metrics are worse, better, mixed, the same."""
     out = []
@@ -316,13 +372,13 @@ def summary_counts(comparison: Comparison) -> list[str]:
         counts: dict[str, int] = {}
         for row in comparison.metrics:
             diff = row.differences[index]
-            if diff is None:
-                continue
-            counts[diff.outcome] = counts.get(diff.outcome, 0) + 1
-        order = ("worse", "mixed", "better", "higher", "lower", "same", "untested")
-        parts = [f"{counts[o]} {OUTCOME_WORDS[o]}" for o in order if counts.get(o)]
+            if diff is not None:
+                word = outcome_word(diff)
+                counts[word] = counts.get(word, 0) + 1
+        parts = [f"{counts[w]} {w}" for w in _SUMMARY_ORDER if counts.get(w)]
         failing = comparison.failing[index]
-        text = f"{system.letter} against A: " + (", ".join(parts) or "no common metric")
+        how = " (exact, deterministic)" if comparison.exact_with(index) else ""
+        text = f"{system.letter} against A{how}: " + (", ".join(parts) or "no common metric")
         if failing:
             text += f"; FAILS {', '.join(failing)}"
         out.append(text)
