@@ -24,7 +24,7 @@
 #define RX_RING 512u /* power of two */
 #define LINE_MAX_BYTES 1024u
 #define ARGS_MAX 64
-#define FACTS_MAX_BYTES 1536u
+#define FACTS_MAX_BYTES 4096u
 #define E_BUSY 16
 #define E_INVAL 22
 #define E_NOSYS 38
