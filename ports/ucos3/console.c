@@ -122,7 +122,7 @@ void rtb_fw_os_run_done(void)
 {
 	OS_ERR err;
 
-	OSTaskChangePrio(NULL, UCOS3_NATIVE(0), &err);
+	ucos3_change_prio(NULL, UCOS3_NATIVE(0), &err);
 	/* a resume of this thread that no suspend took is not the next run's */
 	(void)OSTaskSemSet(NULL, 0u, &err);
 	ucos3_mem_reset_if_idle();

@@ -114,7 +114,7 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 	info.os_release = ucos3_release();
 	info.counter_hz = cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : BOARD_COUNTER_HZ;
 	ucos3_init_tcb = OSTCBCurPtr;
-	OSTaskChangePrio(NULL, UCOS3_NATIVE(0), &err);
+	ucos3_change_prio(NULL, UCOS3_NATIVE(0), &err);
 	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;
 }
 
@@ -191,6 +191,16 @@ OS_TICK ucos3_timeout_ticks(uint64_t ns)
 	uint64_t ticks = ns / TICK_NS + (ns % TICK_NS != 0) + 1;
 
 	return ticks > 0xFFFFFFFFull ? (OS_TICK)0xFFFFFFFFu : (OS_TICK)ticks;
+}
+
+void ucos3_change_prio(OS_TCB *tcb, OS_PRIO prio, OS_ERR *err)
+{
+	CPU_SR_ALLOC();
+
+	OSTaskChangePrio(tcb, prio, err);
+	CPU_CRITICAL_ENTER();
+	OSPrioCur = OSTCBCurPtr->Prio;
+	CPU_CRITICAL_EXIT();
 }
 
 int ucos3_pend_error(OS_ERR err)

@@ -66,6 +66,16 @@ extern OS_TCB *ucos3_init_tcb;
  * ends on the n-th tick from now, after n - 1 to n periods), at least 1 (0
  * means forever to uC/OS-III), at most the largest OS_TICK. */
 OS_TICK ucos3_timeout_ticks(uint64_t ns);
+/* OSTaskChangePrio(tcb, prio) (tcb NULL: the caller), then OSPrioCur made
+ * the caller's priority again. uC/OS-III 3.08.02 updates OSPrioCur only when
+ * it switches tasks (and in OSMutexPost's own disinheritance): a task that
+ * changes its own priority and keeps the CPU leaves it at the old one, and
+ * the kernel then yields (OSSchedRoundRobinYield), slices (the tick's
+ * round-robin) and queues readied equal-priority tasks (head or tail of the
+ * ready list) for the wrong priority. At task level OSPrioCur is by
+ * definition the running task's priority, so the port restores it, as
+ * OSMutexPost does. */
+void ucos3_change_prio(OS_TCB *tcb, OS_PRIO prio, OS_ERR *err);
 /* A pend's error as the contract's. */
 int ucos3_pend_error(OS_ERR err);
 /* RTB_FW_ISR_ENTER() of rtb_fw_rtos.h, and the bracket the timer interrupt

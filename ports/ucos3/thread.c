@@ -176,7 +176,7 @@ int rtb_port_thread_set_priority(struct rtb_thread *t, int prio)
 
 	if (prio < 0 || prio > UCOS3_PRIO_MAX)
 		return RTB_E_INVALID;
-	OSTaskChangePrio(t != NULL ? &t->tcb : NULL, UCOS3_NATIVE(prio), &err);
+	ucos3_change_prio(t != NULL ? &t->tcb : NULL, UCOS3_NATIVE(prio), &err);
 	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;
 }
 
