@@ -21,7 +21,10 @@
  * quantum of RTB_UCOS3_RR_QUANTUM_TICKS and RTB_POLICY_FIFO threads one of
  * 2^32 - 1 ticks, which never runs out; a yield is OSSchedRoundRobinYield()
  * (built without round-robin, the port rotates the ready list the same way
- * and claims no RTB_CAP_POLICY_RR). Counting semaphores are OSSem (waiters
+ * and claims no RTB_CAP_POLICY_RR). After a task changes its own priority
+ * the port sets OSPrioCur back to it: uC/OS-III 3.08.02 leaves it stale
+ * until the next switch, and yields, slices and queues for it
+ * (ucos3_change_prio). Counting semaphores are OSSem (waiters
  * leave highest priority first, equal priorities in arrival order);
  * RTB_MUTEX_INHERIT is an OSMutex, which always inherits; RTB_MUTEX_NONE,
  * the negative control of MUT-B-ARC, is an OSSem of count 1 (no owner, no
@@ -38,7 +41,9 @@
  * the port's own (mem.c). The interrupt source is a board hardware timer
  * whose handler, bracketed by OSIntEnter()/OSIntExit(), calls the
  * scenario's handler; a post there wakes a task when OSIntExit() switches.
- * Periodic mode counts lost interrupts from the counter. The counter is a
+ * Periodic mode counts lost interrupts from the counter, and stops a source
+ * whose handler takes the whole period for 20 ms (an interrupt storm would
+ * starve PendSV, and with it every task). The counter is a
  * board timer of known frequency extended to 64 bits (the DWT cycle counter
  * is not modelled by QEMU); time_ns is derived from it, and sleeps are
  * OSTimeDly to the first tick at or after the deadline. SysTick is set to
