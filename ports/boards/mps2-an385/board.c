@@ -101,7 +101,10 @@ void board_timer_start(unsigned n, uint32_t ticks, int periodic)
 	CM_REG(base + TIMER_CTRL) = 0;
 	CM_REG(base + TIMER_INT) = 1;
 	timer_periodic[n] = (uint8_t)(periodic != 0);
-	CM_REG(base + TIMER_RELOAD) = ticks;
+	/* The timer counts VALUE down to 0, interrupts, and takes one more tick
+	 * to load RELOAD: the first interrupt comes after VALUE ticks, the next
+	 * every RELOAD + 1 ticks. */
+	CM_REG(base + TIMER_RELOAD) = periodic && ticks > 1 ? ticks - 1 : ticks;
 	CM_REG(base + TIMER_VALUE) = ticks;
 	CM_REG(base + TIMER_CTRL) = TIMER_CTRL_EN | TIMER_CTRL_IE;
 }

@@ -72,6 +72,55 @@ FREERTOS = Rtos(
     image_env="RTBENCH_FREERTOS_IMAGE",
 )
 
-RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS,)}
+def _ucos3_release(path: Path) -> Release:
+    """uC-OS3's VERSION file (its release tag and commit), else git in uC-OS3, else
+    OS_VERSION in uC-OS3/Source/os.h (30802u: v3.08.02)."""
+    kernel = path / "uC-OS3"
+    found = version_file(kernel) or git_release(kernel)
+    if found is not None:
+        return Release(found.tag, found.commit, f"uC-OS3/{found.read_from}")
+    macro = version_macro(kernel, "Source/os.h", r"#define\s+OS_VERSION\s+(\d+)u")
+    tag = macro.tag
+    if tag is not None and len(tag) == 5:
+        tag = f"v{tag[0]}.{tag[1:3]}.{tag[3:]}"
+    return Release(tag, None, "uC-OS3/Source/os.h")
 
-__all__ = ["FREERTOS", "RTOSES", "Rtos", "RtosOption"]
+
+UCOS3 = Rtos(
+    name="ucos3",
+    display="uC/OS-III",
+    source_env="UCOS3_PATH",
+    source_what="a folder holding uC-OS3, uC-CPU and uC-LIB side by side",
+    how_to_get=(
+        "clone https://github.com/weston-embedded/uC-OS3 (tag v3.08.02), uC-CPU (v1.32.01) "
+        "and uC-LIB (v1.39.01) into one folder and export UCOS3_PATH=<that folder>"
+    ),
+    source_url="https://github.com/weston-embedded/uC-OS3",
+    tested_release="v3.08.02",
+    required=("uC-OS3/Source/os_core.c", "uC-CPU/cpu_core.c", "uC-LIB/lib_def.h"),
+    # what ports/ucos3/port.cmake compiles and includes
+    digest_files=("uC-CPU/cpu_core.c",),
+    digest_dirs=(
+        "uC-OS3/Source",
+        "uC-OS3/Ports/ARM-Cortex-M/ARMv7-M/*",
+        "uC-OS3/Ports/ARM-Cortex-M/ARMv7-M/GNU",
+        "uC-CPU/*",
+        "uC-CPU/ARM-Cortex-M/ARMv7-M/GNU",
+        "uC-LIB/*",
+    ),
+    # the digest of the files as published: uC-OS3 v3.08.02 with uC-CPU v1.32.01 and
+    # uC-LIB v1.39.01 (the releases upstream's v3.08.02 examples take), from their
+    # release extracts
+    known_digests={"v3.08.02": "2d15f11b9f8ca45aaef74844f0322ef84eea2405b82f626cbfe141b46ce82ebb"},
+    read_release=_ucos3_release,
+    cmake_source_var="UCOS3_PATH",
+    config_header="os_cfg.h",
+    cmake_config_var="RTB_UCOS3_CONFIG_DIR",
+    config_env="RTBENCH_UCOS3_CONFIG_DIR",
+    image_env="RTBENCH_UCOS3_IMAGE",
+)
+
+
+RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS, UCOS3)}
+
+__all__ = ["FREERTOS", "RTOSES", "UCOS3", "Rtos", "RtosOption"]

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: Apache-2.0
+# The uC/OS-III port: one firmware image per board, rtbench-ucos3-<board>.elf,
+# with the core, the scenarios, the port, the shared board and architecture
+# code (ports/boards, ports/arch) and uC/OS-III with uC/CPU and uC/LIB taken
+# from UCOS3_PATH: the folder holding the three releases side by side, as
+# uC-OS3/, uC-CPU/ and uC-LIB/ (v3.08.02, v1.32.01, v1.39.01; never copied
+# into this repository).
+#   cmake -S . -B build/ucos3 -DRTB_PORT=ucos3 -DRTB_BOARD=mps2-an385 \
+#     -DUCOS3_PATH=<folder> \
+#     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-none-eabi-cortex-m3.cmake
+include(${PROJECT_SOURCE_DIR}/cmake/rtb_firmware.cmake)
+set(UCOS3_PATH "$ENV{UCOS3_PATH}" CACHE PATH
+  "Folder holding uC-OS3, uC-CPU and uC-LIB side by side")
+set(RTB_UCOS3_CONFIG_DIR "${CMAKE_CURRENT_LIST_DIR}/config" CACHE PATH
+  "Folder holding the os_cfg.h, os_cfg_app.h, cpu_cfg.h and lib_cfg.h to build with")
+if(NOT UCOS3_PATH OR NOT EXISTS ${UCOS3_PATH}/uC-OS3/Source/os_core.c
+   OR NOT EXISTS ${UCOS3_PATH}/uC-CPU/cpu_core.c OR NOT EXISTS ${UCOS3_PATH}/uC-LIB/lib_def.h)
+  message(FATAL_ERROR "RTB_PORT=ucos3 needs UCOS3_PATH: a folder holding uC-OS3, uC-CPU and "
+    "uC-LIB side by side (https://github.com/weston-embedded: uC-OS3 v3.08.02, uC-CPU "
+    "v1.32.01, uC-LIB v1.39.01), given with -DUCOS3_PATH=<dir> or in the environment")
+endif()
+foreach(cfg os_cfg.h os_cfg_app.h cpu_cfg.h lib_cfg.h)
+  if(NOT EXISTS ${RTB_UCOS3_CONFIG_DIR}/${cfg})
+    message(FATAL_ERROR "RTB_UCOS3_CONFIG_DIR=${RTB_UCOS3_CONFIG_DIR} holds no ${cfg} "
+      "(it needs os_cfg.h, os_cfg_app.h, cpu_cfg.h and lib_cfg.h: copy ports/ucos3/config)")
+  endif()
+endforeach()
+set(RTB_PORT_FIRMWARE ON) # builds an image, not a host program
+enable_language(ASM)
+set(ucos3_dir ${CMAKE_CURRENT_LIST_DIR})
+set(ucos3_os ${UCOS3_PATH}/uC-OS3)
+set(ucos3_cpu ${UCOS3_PATH}/uC-CPU)
+# The ARMv7-M (Cortex-M3/M4/M7) GNU ports of the kernel and of uC/CPU; a
+# board of another core names its own.
+set(ucos3_os_port ${ucos3_os}/Ports/ARM-Cortex-M/ARMv7-M)
+set(ucos3_cpu_port ${ucos3_cpu}/ARM-Cortex-M/ARMv7-M/GNU)
+file(READ ${ucos3_os}/Source/os.h ucos3_os_h)
+string(REGEX MATCH "define +OS_VERSION +([0-9]+)u" _ "${ucos3_os_h}")
+message(STATUS "uC/OS-III ${CMAKE_MATCH_1} at ${UCOS3_PATH}, board ${RTB_BOARD}")
+
+# The configuration first: it shadows the templates beside the sources.
+set(ucos3_includes ${RTB_UCOS3_CONFIG_DIR} ${ucos3_os}/Source ${ucos3_os_port}/GNU
+  ${ucos3_cpu} ${ucos3_cpu_port} ${UCOS3_PATH}/uC-LIB)
+
+# The kernel, uC/CPU's core and its Cortex-M assembly: their own warnings,
+# never -Werror.
+add_library(ucos3_kernel STATIC
+  ${ucos3_os}/Source/os_cfg_app.c ${ucos3_os}/Source/os_core.c ${ucos3_os}/Source/os_flag.c
+  ${ucos3_os}/Source/os_mem.c ${ucos3_os}/Source/os_msg.c ${ucos3_os}/Source/os_mutex.c
+  ${ucos3_os}/Source/os_prio.c ${ucos3_os}/Source/os_q.c ${ucos3_os}/Source/os_sem.c
+  ${ucos3_os}/Source/os_stat.c ${ucos3_os}/Source/os_task.c ${ucos3_os}/Source/os_tick.c
+  ${ucos3_os}/Source/os_time.c ${ucos3_os}/Source/os_tmr.c ${ucos3_os}/Source/os_var.c
+  ${ucos3_os_port}/os_cpu_c.c ${ucos3_os_port}/GNU/os_cpu_a.S
+  ${ucos3_cpu}/cpu_core.c ${ucos3_cpu_port}/cpu_a.s)
+target_include_directories(ucos3_kernel PRIVATE ${ucos3_includes})
+
+# rtbench's files read the kernel's headers as a system's: their warnings
+# are the kernel's, not rtbench's.
+rtb_add_firmware(ucos3 KERNEL ucos3_kernel
+  SOURCES ${ucos3_dir}/port.c ${ucos3_dir}/thread.c ${ucos3_dir}/sync.c ${ucos3_dir}/mq.c
+  ${ucos3_dir}/irq.c ${ucos3_dir}/mem.c ${ucos3_dir}/console.c)
+target_include_directories(rtb_port_ucos3 SYSTEM PUBLIC ${ucos3_includes})
