@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rtbench.compare import exact, pathdiff, pool
+from rtbench.compare import codesize, exact, pathdiff, pool
 from rtbench.compare import significance as cstats
 from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
@@ -453,7 +453,10 @@ def build(
         ratings=tuple(ratings),
         statuses=tuple(_status_lines(systems)),
         min_change=min_change,
-        notes=tuple(p.sentence for p in pairings if p is not None and p.sentence and not p.warn),
+        notes=(
+            *(p.sentence for p in pairings if p is not None and p.sentence and not p.warn),
+            *codesize.lines(systems),
+        ),
         pairings=tuple(pairings),
     )
 

@@ -72,6 +72,7 @@ FREERTOS = Rtos(
     image_env="RTBENCH_FREERTOS_IMAGE",
 )
 
+
 def _ucos3_release(path: Path) -> Release:
     """uC-OS3's VERSION file (its release tag and commit), else git in uC-OS3, else
     OS_VERSION in uC-OS3/Source/os.h (30802u: v3.08.02)."""

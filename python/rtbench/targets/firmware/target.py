@@ -39,6 +39,7 @@ from rtbench.report.common import modified_text
 from rtbench.system.model import SNAPSHOT_VERSION
 from rtbench.targets.base import Say, Tracing
 from rtbench.targets.firmware import image as firmware_image
+from rtbench.targets.firmware import size
 from rtbench.targets.firmware.boards import BOARDS, Board, BoardLaunch
 from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.rtoses import RTOSES
@@ -193,6 +194,7 @@ class FirmwareTarget(QemuBase):
         self.options = options
         self.boot_timeout_s = BOOT_TIMEOUT_S
         self.image: firmware_image.Image | None = None
+        self.code_size: dict[str, Any] | None = None
         self._exec_log = False
 
     def use_exec_log(self) -> None:
@@ -238,6 +240,7 @@ class FirmwareTarget(QemuBase):
         self.image = firmware_image.ensure_image(
             ROOT, self.rtos, self.board.name, say, self.options
         )
+        self.code_size = size.measure(self.image.path, f"lib{self.rtos.name}_kernel.a")
         self.launch = BoardLaunch(
             emulator, self.board, self.image.path, self.icount, monitor=self._exec_log
         )
@@ -339,6 +342,7 @@ class FirmwareTarget(QemuBase):
             f"{name}_config_dir": str(image.config_dir) if image and image.config_dir else None,
             "build_options": dict(image.options) if image else dict(self.options),
             "image": str(image.path) if image else None,
+            "code_size": self.code_size,
             "emulator": self.board.qemu,
             "emulator_version": self.version(),
             "accel": "tcg",
