@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rtbench import build
-from rtbench.errors import UsageError
+from rtbench.errors import BuildError, UsageError
+from rtbench.targets.firmware import variant
 from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.sources import SourceCheckout, files_built, identify
 
@@ -154,6 +155,7 @@ class Image:
     sources: SourceCheckout | None  # None: given by the test hook without sources
     config_dir: Path | None
     options: tuple[tuple[str, str], ...] = ()  # the build options chosen (name, value)
+    settings: tuple[tuple[str, str], ...] = ()  # configuration macros a variant changes
 
 
 def ensure_image(
@@ -162,9 +164,11 @@ def ensure_image(
     board: str,
     say: Callable[[str], None],
     options: Sequence[tuple[str, str]] = (),
+    settings: Sequence[tuple[str, str]] = (),
 ) -> Image:
     """The path of an up-to-date image of `rtos` for `board`, building it when needed
-    (`options`: the build options the spec chose, as (name, value))."""
+    (`options`: the build options the spec chose, as (name, value); `settings`: the
+    configuration macros a variant changes, targets.firmware.variant)."""
     given = os.environ.get(rtos.image_env)
     if given:
         path = Path(given)
@@ -181,7 +185,14 @@ def ensure_image(
         raise UsageError(f"The {rtos.display} image cannot be built: {problem}.")
     config = config_dir(rtos)
     extra = _option_args(root, rtos, options)
-    folder = build_dir(root, rtos, checkout, config, board, extra)
+    folder = build_dir(
+        root, rtos, checkout, config, board, [*extra, *(f"{k}={v}" for k, v in settings)]
+    )
+    if settings:
+        base = config or root / "ports" / rtos.name / "config"
+        variant.check_known(rtos, checkout.path, base, settings)
+        folder.mkdir(parents=True, exist_ok=True)
+        config = variant.write_folder(rtos, base, folder / "config-variant", settings)
 
     def steps() -> list[list[str]]:
         configure = [
@@ -202,19 +213,29 @@ def ensure_image(
         return [configure, ["cmake", "--build", str(folder), "-j", "2"]]
 
     chosen = "".join(f", {name}={value}" for name, value in options)
-    elf = build.cached_build(
-        folder,
-        folder / rtos.image_name(board),
-        lambda: stamp(root, rtos, checkout.path, config),
-        steps,
-        lambda: say(
-            f"Building the {rtos.display} image for {board} "
-            f"({rtos.display} {checkout.tag or '?'}{chosen})..."
-        ),
-        f"the {rtos.display} image",
-        timeout=900,
-    )
-    return Image(elf, checkout, config, tuple(options))
+    chosen += "".join(f", {key}={value}" for key, value in settings)
+    try:
+        elf = build.cached_build(
+            folder,
+            folder / rtos.image_name(board),
+            lambda: stamp(root, rtos, checkout.path, config),
+            steps,
+            lambda: say(
+                f"Building the {rtos.display} image for {board} "
+                f"({rtos.display} {checkout.tag or '?'}{chosen})..."
+            ),
+            f"the {rtos.display} image",
+            timeout=900,
+        )
+    except BuildError as e:
+        if not settings:
+            raise
+        given = ";".join(f"{k}={v}" for k, v in settings)
+        raise UsageError(
+            f"The {rtos.display} image with config={given} does not build "
+            f"({variant.first_error(folder / 'build.log')}); see {folder / 'build.log'}."
+        ) from e
+    return Image(elf, checkout, config, tuple(options), tuple(settings))
 
 
 def _option_args(root: Path, rtos: Rtos, options: Sequence[tuple[str, str]]) -> list[str]:

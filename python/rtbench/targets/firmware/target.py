@@ -39,7 +39,7 @@ from rtbench.report.common import modified_text
 from rtbench.system.model import SNAPSHOT_VERSION
 from rtbench.targets.base import Say, Tracing
 from rtbench.targets.firmware import image as firmware_image
-from rtbench.targets.firmware import size
+from rtbench.targets.firmware import size, variant
 from rtbench.targets.firmware.boards import BOARDS, Board, BoardLaunch
 from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.rtoses import RTOSES
@@ -77,9 +77,13 @@ def names(rtos: Rtos) -> str:
     return ", ".join(f"qemu:{rtos.name}-{b}" for b in BOARDS)
 
 
-def parse_spec(spec: str) -> tuple[Rtos, Board, int | None, tuple[tuple[str, str], ...]]:
-    """The RTOS, board, icount shift and build options of
-    `qemu:<rtos>-<board>[,icount=SHIFT][,OPTION=VALUE...]`, or UsageError."""
+Settings = tuple[tuple[str, str], ...]
+
+
+def parse_spec(spec: str) -> tuple[Rtos, Board, int | None, Settings, Settings]:
+    """The RTOS, board, icount shift, build options and configuration settings of
+    `qemu:<rtos>-<board>[,icount=SHIFT][,OPTION=VALUE...][,config=KEY=VALUE;...]`,
+    or UsageError."""
     name, *pairs = spec.removeprefix("qemu:").split(",")
     found = split_name(spec)
     if found is None:
@@ -88,12 +92,16 @@ def parse_spec(spec: str) -> tuple[Rtos, Board, int | None, tuple[tuple[str, str
         what = f"{rtos.display} board" if rtos else "RTOS or board"
         raise UsageError(f"Unknown {what} in '{spec}' (use {known}).")
     rtos, board = found
-    allowed = {"icount": None, **{o.name: o for o in rtos.options}}
-    takes = " and ".join(
-        ["icount=SHIFT", *(f"{o.name}={'|'.join(o.values)}" for o in rtos.options)]
+    allowed = {"icount": None, "config": None, **{o.name: o for o in rtos.options}}
+    takes = ", ".join(
+        [
+            "icount=SHIFT",
+            *(f"{o.name}={'|'.join(o.values)}" for o in rtos.options),
+            "config=KEY=VALUE;...",
+        ]
     )
     values: dict[str, str] = {}
-    for pair in pairs:
+    for pair in _split_options(pairs):
         key, sep, value = pair.partition("=")
         if key not in allowed or not sep or key in values:
             raise UsageError(f"Unknown or repeated option '{pair}' for {name} (it takes {takes}).")
@@ -116,7 +124,20 @@ def parse_spec(spec: str) -> tuple[Rtos, Board, int | None, tuple[tuple[str, str
             )
         if value != option.default:
             options.append((option.name, value))
-    return rtos, board, icount, tuple(options)
+    settings = variant.parse(rtos, values["config"]) if "config" in values else ()
+    return rtos, board, icount, tuple(options), settings
+
+
+def _split_options(pairs: list[str]) -> list[str]:
+    """The spec's options: a `config=` list may itself hold commas in a value's
+    expression, so everything after `config=` up to the next known option is one."""
+    out: list[str] = []
+    for pair in pairs:
+        if out and out[-1].startswith("config=") and not re.match(r"[a-z_]+=", pair):
+            out[-1] += "," + pair
+        else:
+            out.append(pair)
+    return out
 
 
 def _emulator(board: Board) -> tuple[str, ...]:
@@ -175,7 +196,7 @@ class FirmwareTarget(QemuBase):
     noun = "image"
 
     def __init__(self, spec: str, libc: str = "glibc") -> None:
-        rtos, board, icount, options = parse_spec(spec)
+        rtos, board, icount, options, settings = parse_spec(spec)
         if libc != "glibc":
             raise UsageError(
                 f"--libc chooses the C library of a Linux core; the {rtos.display} image is "
@@ -192,6 +213,7 @@ class FirmwareTarget(QemuBase):
         self.board = board
         self.icount = icount
         self.options = options
+        self.settings = settings
         self.boot_timeout_s = BOOT_TIMEOUT_S
         self.image: firmware_image.Image | None = None
         self.code_size: dict[str, Any] | None = None
@@ -238,7 +260,7 @@ class FirmwareTarget(QemuBase):
         if problem is not None:
             raise UsageError(f"The {self.spec} target cannot be used here: {problem}.")
         self.image = firmware_image.ensure_image(
-            ROOT, self.rtos, self.board.name, say, self.options
+            ROOT, self.rtos, self.board.name, say, self.options, self.settings
         )
         self.code_size = size.measure(self.image.path, f"lib{self.rtos.name}_kernel.a")
         self.launch = BoardLaunch(
@@ -340,7 +362,14 @@ class FirmwareTarget(QemuBase):
             "arch": self.board.arch,
             f"{name}_kernel": self._sources(),
             f"{name}_config_dir": str(image.config_dir) if image and image.config_dir else None,
-            "build_options": dict(image.options) if image else dict(self.options),
+            "build_options": {
+                **dict(self.options),
+                **(
+                    {"config": ";".join(f"{k}={v}" for k, v in self.settings)}
+                    if self.settings
+                    else {}
+                ),
+            },
             "image": str(image.path) if image else None,
             "code_size": self.code_size,
             "emulator": self.board.qemu,
