@@ -46,8 +46,8 @@ MAX_CPUS = 16
 # --deterministic without icount=: 8 ns per instruction, about a desktop CPU's
 # order of magnitude, and an x86 guest then boots in about 3 s.
 DETERMINISTIC_SHIFT = 3
-# On every guest's command line. QEMU's UARTs send a byte the moment it is written
-# and raise the next interrupt at once; under PREEMPT_RT the line's handler runs in
+# On every guest's command line. QEMU's 8250 sends a byte the moment it is written
+# and raises the next interrupt at once; under PREEMPT_RT the line's handler runs in
 # a thread, and an interrupt counts as handled only when that thread finished a
 # pass since the one before, so a burst of output looks like a stuck line: the
 # kernel disables its interrupt ("irq 3: nobody cared ... Disabling IRQ #3") and
