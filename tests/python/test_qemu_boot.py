@@ -8,6 +8,10 @@ PREEMPT_RT guest's facts must say PREEMPT_RT and the standard one's must not.
 Killing QEMU under a scenario must end that scenario `lost`, boot a fresh guest
 for the rest, and leave no QEMU process behind.
 
+The PREEMPT_RT guest must also keep its serial line through the scenarios whose
+records once silenced it (the kernel took the line's interrupt for a stuck one),
+and hear a kill while a scenario's top-priority thread keeps its only CPU busy.
+
 Skipped, with the reason, when QEMU or a cross compiler is missing, or when a
 guest's kernel is neither cached nor downloadable here.
 """
@@ -95,6 +99,53 @@ def test_a_guest_boots_and_passes_both_verdicts(
     if info["accel"] == "tcg":
         assert "emulated" in [c["code"] for c in data["caveats"]]
         assert "EMULATED: timing is not representative of hardware" in done.stdout
+    assert _qemu_left(temp) == []
+
+
+# Each ended `lost` on the PREEMPT_RT guest: after about 100 KB of records the
+# kernel disabled the serial line's interrupt, and the agent never heard the kill.
+LOST_ON_RT = ["clk.tick", "thr.switch.yield", "mq.send.no_waiter"]
+SERIAL_SETTINGS = {"serial_irq_thread_priority", "agent_priority"}
+
+
+def test_the_rt_guest_keeps_its_serial_line_through_the_scenarios_it_lost(
+    tmp_path: Path,
+) -> None:
+    usable_guest("debian-rt-amd64")
+    out = tmp_path / "out"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    done = cli(
+        "run", "--target", "qemu:debian-rt-amd64", "--only", *LOST_ON_RT, "--out", str(out),
+        cwd=tmp_path, env={"TMPDIR": str(temp)}, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = _schema_check(out)
+    statuses = {s["name"]: s["status"] for s in data["scenarios"]}
+    assert statuses == {"cal.timestamp": "ok", **dict.fromkeys(LOST_ON_RT, "ok")}, statuses
+    changes = data["settings"]["changes"]
+    assert {c["setting"] for c in changes} >= SERIAL_SETTINGS, changes
+    assert all(c["restored"] is True for c in changes), changes
+    assert _qemu_left(temp) == []
+
+
+def test_a_one_cpu_rt_guest_hears_a_kill_under_a_top_priority_busy_loop(tmp_path: Path) -> None:
+    usable_guest("debian-rt-amd64")
+    out = tmp_path / "out"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    # clk.tick busy-loops at the core's highest priority for 30 s; the watchdog
+    # (deadline scaled to its slack, 5 s) stops it in that loop.
+    done = cli(
+        "run", "--target", "qemu:debian-rt-amd64,cpus=1", "--only", "clk.tick",
+        "--set", "duration_ms=30000", "--out", str(out),
+        cwd=tmp_path, env={"TMPDIR": str(temp), "RTBENCH_DEADLINE_SCALE": "0.001"}, timeout=900,
+    )  # fmt: skip
+    data = _schema_check(out)
+    tick = next(s for s in data["scenarios"] if s["name"] == "clk.tick")
+    assert tick["status"] == "timeout", (tick["status"], tick["reason"], done.stderr[-3000:])
+    assert tick["elapsed_s"] < 20, tick["elapsed_s"]  # killed in the loop, not at its end
+    assert data["run"]["target_info"]["boots"] == 1  # no fresh guest was needed
     assert _qemu_left(temp) == []
 
 

@@ -20,7 +20,7 @@ from conftest import cli
 from rtbench.errors import UsageError
 from rtbench.targets.guest import debian, images, initramfs, link
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
-from rtbench.targets.guest.tuning import GuestTuning
+from rtbench.targets.guest.tuning import GuestTuning, cpu_list
 from rtbench.targets.qemu import EMULATED_MESSAGE, emulation_caveats, parse_spec
 from rtbench.transport import EndOfStream, TargetLost
 
@@ -410,6 +410,141 @@ def test_guest_tuning_that_the_guest_refuses_is_skipped(agent_factory) -> None: 
     tuning.restore()
     assert tuning.changes == []
     assert tuning.skipped[0]["setting"] == "sched_rt_runtime_us"
+
+
+class _Guest:
+    """What a guest holds for the serial line's settings: files, priorities, CPUs."""
+
+    def __init__(self, refuse: bool = False) -> None:
+        self.refuse = refuse
+        self.files = {
+            "/sys/class/tty/ttyS1/irq": "3",
+            "/proc/irq/3/smp_affinity_list": "0-1",
+        }
+        self.agent_cpus = "0-1"
+        self.policy = {1: "SCHED_OTHER 0", 98: "SCHED_FIFO 50"}
+
+    def answer(self, words: list[str]) -> list[bytes]:
+        word, args = words[0], words[1:]
+        if word == "read" and args[0] == "/proc/1/status":
+            text = f"Name:\tinit\nCpus_allowed_list:\t{self.agent_cpus}\n"
+            return [b"#rtb data " + link.encode(text).encode(), b"#rtb done"]
+        if word == "read":
+            found = self.files.get(args[0])
+            if found is None:
+                return [b"#rtb fail 2 absent"]
+            return [b"#rtb data " + link.encode(found).encode(), b"#rtb done"]
+        argv = args[1:]
+        if self.refuse and argv[:2] != ["chrt", "-p"] and argv[:2] != ["sh", "-c"]:
+            return [b"#rtb err not%20permitted", b"#rtb exit 1"]
+        out = ""
+        if argv[:2] == ["sh", "-c"] and argv[2].startswith("for d in /proc"):
+            out = "98 irq/3-ttyS1\n"
+        elif argv[:2] == ["sh", "-c"]:
+            value, path = argv[2].removeprefix("echo ").split(" > ")
+            if self.refuse:
+                return [b"#rtb exit 1"]
+            self.files[path.strip("'")] = value
+        elif argv[:2] == ["chrt", "-p"]:
+            out = self.policy[int(argv[2])] + "\n"
+        elif argv[0] == "chrt":
+            policy = "SCHED_FIFO" if argv[1] == "-f" else "SCHED_OTHER"
+            self.policy[int(argv[4])] = f"{policy} {argv[3]}"
+        elif argv[:3] == ["taskset", "-p", "-c"]:
+            self.agent_cpus = argv[3]
+        else:
+            return [b"#rtb exit 127"]
+        data = [b"#rtb data " + link.encode(out).encode()] if out else []
+        return [*data, b"#rtb exit 0"]
+
+
+def test_cpu_lists_are_written_as_the_kernel_writes_them() -> None:
+    assert cpu_list([0]) == "0"
+    assert cpu_list([3, 0, 2]) == "0,2-3"
+    assert cpu_list([0, 1, 2, 5, 7, 8]) == "0-2,5,7-8"
+
+
+def test_the_serial_line_and_the_agent_are_kept_answering_and_put_back(agent_factory) -> None:  # type: ignore[no-untyped-def]
+    guest = _Guest()
+    _agent, line = agent_factory(guest.answer)
+    source = link.LinkSource(line)
+    tuning = GuestTuning(
+        lambda: source, dma_latency=False, lift_rt_throttle=False,
+        serial_port="ttyS1", cpu=1, cpus=2,
+    )  # fmt: skip
+    tuning.apply()
+    assert tuning.skipped == []
+    changed = {c["setting"]: (c["original"], c["applied"]) for c in tuning.changes}
+    assert changed == {
+        "serial_irq_affinity": ("0-1", "0"),
+        "serial_irq_thread_priority": ("SCHED_FIFO 50", "SCHED_FIFO 99"),
+        "agent_affinity": ("0-1", "0"),
+        "agent_priority": ("SCHED_OTHER 0", "SCHED_FIFO 98"),
+    }
+    assert guest.files["/proc/irq/3/smp_affinity_list"] == "0"
+    assert guest.policy == {1: "SCHED_FIFO 98", 98: "SCHED_FIFO 99"}
+    assert guest.agent_cpus == "0"
+    tuning.restore()
+    tuning.restore()  # idempotent
+    assert guest.files["/proc/irq/3/smp_affinity_list"] == "0-1"
+    assert guest.policy == {1: "SCHED_OTHER 0", 98: "SCHED_FIFO 50"}
+    assert guest.agent_cpus == "0-1"
+    assert all(c["restored"] is True for c in tuning.changes)
+
+
+def test_a_fresh_guest_after_a_lost_one_gets_the_settings_again(agent_factory) -> None:  # type: ignore[no-untyped-def]
+    first, second = _Guest(), _Guest()
+    sources = [link.LinkSource(agent_factory(g.answer)[1]) for g in (first, second)]
+    current = [sources[0]]
+    tuning = GuestTuning(
+        lambda: current[0], dma_latency=False, lift_rt_throttle=False,
+        serial_port="ttyS1", cpu=1, cpus=2,
+    )  # fmt: skip
+    tuning.apply()
+    current[0] = sources[1]  # the first guest was lost; a fresh one booted
+    tuning.reapply()
+    assert second.policy == {1: "SCHED_FIFO 98", 98: "SCHED_FIFO 99"}
+    assert len(tuning.changes) == 4  # this guest's, not both
+    tuning.restore()
+    assert second.policy == {1: "SCHED_OTHER 0", 98: "SCHED_FIFO 50"}
+    assert all(c["restored"] is True for c in tuning.changes)
+
+
+def test_on_one_cpu_only_the_priorities_are_raised(agent_factory) -> None:  # type: ignore[no-untyped-def]
+    guest = _Guest()
+    guest.files["/proc/irq/3/smp_affinity_list"] = "0"
+    guest.agent_cpus = "0"
+    _agent, line = agent_factory(guest.answer)
+    tuning = GuestTuning(
+        lambda: link.LinkSource(line), dma_latency=False, lift_rt_throttle=False,
+        serial_port="ttyS1", cpu=0, cpus=1,
+    )  # fmt: skip
+    tuning.apply()
+    assert [c["setting"] for c in tuning.changes] == [
+        "serial_irq_thread_priority",
+        "agent_priority",
+    ]
+    tuning.restore()
+    assert guest.policy == {1: "SCHED_OTHER 0", 98: "SCHED_FIFO 50"}
+
+
+def test_serial_line_settings_the_guest_refuses_are_skipped(agent_factory) -> None:  # type: ignore[no-untyped-def]
+    guest = _Guest(refuse=True)
+    _agent, line = agent_factory(guest.answer)
+    tuning = GuestTuning(
+        lambda: link.LinkSource(line), dma_latency=False, lift_rt_throttle=False,
+        serial_port="ttyS1", cpu=1, cpus=2,
+    )  # fmt: skip
+    tuning.apply()
+    tuning.restore()
+    assert tuning.changes == []
+    assert [s["setting"] for s in tuning.skipped] == [
+        "serial_irq_affinity",
+        "serial_irq_thread_priority",
+        "agent_affinity",
+        "agent_priority",
+    ]
+    assert guest.policy == {1: "SCHED_OTHER 0", 98: "SCHED_FIFO 50"}
 
 
 def test_the_elf_kernel_is_found_inside_a_compressed_image(tmp_path: Path) -> None:

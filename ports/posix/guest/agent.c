@@ -29,8 +29,10 @@
  * `off`, or when it cannot go on, it powers the machine off.
  *
  * Started as `chrt` or `getconf` (links in /bin), it is instead the small part
- * of those tools the system probes use, which busybox lacks: `chrt -m`,
- * `chrt -f PRIO COMMAND...`, `getconf GNU_LIBC_VERSION|CLK_TCK`.
+ * of those tools the system probes and the run's settings use, which busybox
+ * lacks: `chrt -m`, `chrt -f PRIO COMMAND...`, `chrt -p PID` (prints the
+ * policy's name and the priority), `chrt -f|-o -p PRIO PID`,
+ * `getconf GNU_LIBC_VERSION|CLK_TCK`.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -130,6 +132,21 @@ static int past(const struct timespec *t)
 	return now.tv_sec > t->tv_sec || (now.tv_sec == t->tv_sec && now.tv_nsec >= t->tv_nsec);
 }
 
+/* In a child before exec: an ordinary process allowed on every CPU, whatever
+ * priority and CPUs the run gave the agent itself (targets/guest/tuning.py), so
+ * the core and every command start as they would from a shell. */
+static void ordinary_process(void)
+{
+	struct sched_param param = {.sched_priority = 0};
+	cpu_set_t all;
+
+	sched_setscheduler(0, SCHED_OTHER, &param);
+	CPU_ZERO(&all);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, &all);
+	sched_setaffinity(0, sizeof(all), &all); /* the kernel keeps the CPUs that exist */
+}
+
 static void start_child(char **argv, int is_run, long timeout_ms)
 {
 	int out[2], err[2];
@@ -158,6 +175,7 @@ static void start_child(char **argv, int is_run, long timeout_ms)
 	}
 	if (pid == 0) {
 		setsid();
+		ordinary_process();
 		int null = open("/dev/null", O_RDONLY);
 		dup2(null >= 0 ? null : 0, 0);
 		dup2(out[1], 1);
@@ -409,15 +427,48 @@ static int open_serial(void)
 
 /* ---- the chrt and getconf subsets --------------------------------------- */
 
+static const struct {
+	const char *name;
+	int policy;
+} policies[] = {{"SCHED_OTHER", SCHED_OTHER}, {"SCHED_FIFO", SCHED_FIFO}, {"SCHED_RR", SCHED_RR}};
+
+/* `chrt -p PID`: "POLICY PRIORITY"; `chrt -f|-o -p PRIORITY PID`: set them. */
+static int chrt_pid(int argc, char **argv)
+{
+	struct sched_param param;
+	if (argc == 3) {
+		pid_t pid = (pid_t)atoi(argv[2]);
+		int policy = sched_getscheduler(pid);
+		if (policy < 0 || sched_getparam(pid, &param) != 0) {
+			fprintf(stderr, "chrt: cannot read pid %d's policy: %s\n", (int)pid,
+				strerror(errno));
+			return 1;
+		}
+		const char *name = "SCHED_OTHER";
+		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+			if (policies[i].policy == (policy & ~SCHED_RESET_ON_FORK))
+				name = policies[i].name;
+		printf("%s %d\n", name, param.sched_priority);
+		return 0;
+	}
+	pid_t pid = (pid_t)atoi(argv[4]);
+	int policy = strcmp(argv[1], "-f") == 0 ? SCHED_FIFO : SCHED_OTHER;
+	param.sched_priority = atoi(argv[3]);
+	if (sched_setscheduler(pid, policy, &param) != 0) {
+		fprintf(stderr, "chrt: failed to set pid %d's policy: %s\n", (int)pid,
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int chrt_main(int argc, char **argv)
 {
+	if ((argc == 3 && strcmp(argv[1], "-p") == 0) ||
+	    (argc == 5 && (strcmp(argv[1], "-f") == 0 || strcmp(argv[1], "-o") == 0) &&
+	     strcmp(argv[2], "-p") == 0))
+		return chrt_pid(argc, argv);
 	if (argc == 2 && strcmp(argv[1], "-m") == 0) {
-		static const struct {
-			const char *name;
-			int policy;
-		} policies[] = {{"SCHED_OTHER", SCHED_OTHER},
-				{"SCHED_FIFO", SCHED_FIFO},
-				{"SCHED_RR", SCHED_RR}};
 		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
 			printf("%s min/max priority\t: %d/%d\n", policies[i].name,
 			       sched_get_priority_min(policies[i].policy),
@@ -435,7 +486,8 @@ static int chrt_main(int argc, char **argv)
 		fprintf(stderr, "chrt: failed to execute %s: %s\n", argv[3], strerror(errno));
 		return 127;
 	}
-	fprintf(stderr, "usage: chrt -m | chrt -f PRIORITY COMMAND [ARG]...\n");
+	fprintf(stderr, "usage: chrt -m | chrt -f PRIORITY COMMAND [ARG]... | chrt -p PID | "
+			"chrt -f|-o -p PRIORITY PID\n");
 	return 1;
 }
 
