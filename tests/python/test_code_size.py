@@ -83,3 +83,25 @@ def test_a_real_image_names_its_kernel_functions() -> None:
     assert functions["xQueueSemaphoreTake"] > 0 and functions["xTaskIncrementTick"] > 0
     assert "rtb_main" not in functions  # rtbench's own code is not the kernel's
     assert sum(functions.values()) <= measured["kernel_text"]
+
+
+def test_compare_names_the_kernel_files_that_differ(tmp_path: Path) -> None:
+    def kernel(files: dict[str, str]) -> dict[str, object]:
+        return {"kernel": {"system": "FreeRTOS", "checkout": {"tag": "V11.1.0", "files": files}}}
+
+    same, other = "a" * 64, "b" * 64
+    metrics: dict[tuple[str, str, str | None], list[int]] = {
+        ("sem.wait.block", "acquire", "SEM-P-ARC"): [1000, 1010] * 50
+    }
+    a = synth.write_result(
+        tmp_path / "a", metrics, host=kernel({"tasks.c": same, "queue.c": same, "old.c": same})
+    )
+    b = synth.write_result(
+        tmp_path / "b", metrics, host=kernel({"tasks.c": same, "queue.c": other, "new.c": same})
+    )
+    warnings = model.configuration_warnings(model.load_systems([a, b]))
+    assert (
+        "kernel files that differ between A and B: new.c (only B), old.c (only A), queue.c."
+        in warnings
+    )
+    assert not any("checkout.files" in w for w in warnings)

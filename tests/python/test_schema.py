@@ -118,3 +118,16 @@ def test_schema_invalid_results_are_refused(tmp_path: Path) -> None:
     (tmp_path / "results.json").write_text(json.dumps(data))
     with pytest.raises(ResultsError, match="does not match the results schema"):
         results.load(tmp_path)
+
+
+def test_the_schema_names_each_key_once() -> None:
+    """A JSON object with a key twice keeps only the last: a rule written in the
+    first would silently not apply."""
+
+    def unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        keys = [k for k, _ in pairs]
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        assert not repeated, f"keys given twice in one object: {repeated}"
+        return dict(pairs)
+
+    json.loads(SCHEMA_PATH.read_text(), object_pairs_hook=unique)

@@ -501,8 +501,10 @@ _AS_RUN_FACTS = (
     "kernel.checkout.digest",
     "kernel.checkout.modified",
     "kernel.checkout.modified_reason",
+    "kernel.checkout.files",
 )
 _HOST_LINES_MAX = 12
+_FILES_SHOWN = 8
 
 
 def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
@@ -591,6 +593,30 @@ def _kernel_sources(doc: ResultsDocument) -> str:
     return f"{release} digest {str(digest)[:12]}, {modified_text(checkout.get('modified'))}"
 
 
+def _kernel_files(doc: ResultsDocument) -> Mapping[str, Any] | None:
+    kernel = doc.host.get("kernel")
+    checkout = kernel.get("checkout") if isinstance(kernel, Mapping) else None
+    files = checkout.get("files") if isinstance(checkout, Mapping) else None
+    return files if isinstance(files, Mapping) and files else None
+
+
+def _kernel_files_differ(a: ResultsDocument, b: ResultsDocument) -> str:
+    """The kernel source files whose content differs between two firmware results
+    (changed, or built by one side only), "" when none or not recorded."""
+    fa, fb = _kernel_files(a), _kernel_files(b)
+    if fa is None or fb is None:
+        return ""
+    names = sorted(n for n in set(fa) | set(fb) if fa.get(n) != fb.get(n))
+
+    def label(name: str) -> str:
+        return name if name in fa and name in fb else f"{name} (only {'A' if name in fa else 'B'})"
+
+    shown = [label(n) for n in names[:_FILES_SHOWN]]
+    if len(names) > _FILES_SHOWN:
+        shown.append(f"{len(names) - _FILES_SHOWN} more")
+    return ", ".join(shown)
+
+
 def configuration_warnings(systems: Sequence[System]) -> list[str]:
     """Every difference of version, setup and host between each system and the baseline."""
     out: list[str] = []
@@ -614,6 +640,9 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
             # "-" is unknown (an imported result has no core, counter or port): not a difference.
             if value != base_facts[name] and "-" not in (value, base_facts[name]):
                 out.append(f"{name} differs: A {base_facts[name]}, {system.letter} {value}.")
+        files = _kernel_files_differ(base.doc, system.doc)
+        if files:
+            out.append(f"kernel files that differ between A and {system.letter}: {files}.")
         hz = system.doc.calibration.counter.get("hz") if system.doc.calibration else None
         if base_hz and hz and abs(float(hz) / float(base_hz) - 1.0) > 0.01:
             out.append(

@@ -22,6 +22,7 @@ import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rtbench import build
 
@@ -48,8 +49,9 @@ class SourceCheckout:
     digest: str | None = None  # digest() of the files built
     modified: bool | None = None  # None: unknown
     modified_reason: str = ""  # how `modified` was decided, one phrase
+    files: tuple[tuple[str, str], ...] = ()  # (relative path, sha256) of each file built
 
-    def describe(self) -> dict[str, str | bool | None]:
+    def describe(self) -> dict[str, Any]:
         return {
             "path": str(self.path),
             "tag": self.tag,
@@ -58,6 +60,7 @@ class SourceCheckout:
             "digest": self.digest,
             "modified": self.modified,
             "modified_reason": self.modified_reason,
+            "files": dict(self.files),
         }
 
 
@@ -177,9 +180,12 @@ def identify(
     """`checkout` with the digest of `files` and whether they are modified: git
     status in a git checkout whose release was read from git, otherwise the digest
     against `known` (release tag -> digest)."""
-    value = digest(checkout.path, files)
+    hashes = tuple((name, build.file_sha256(checkout.path / name)) for name in files)
+    value = hashlib.sha256("".join(f"{h}  {n}\n" for n, h in hashes).encode()).hexdigest()
     if checkout.source == "git":
         modified, reason = _modified_in_git(checkout.path, files)
     else:
         modified, reason = _modified_from_table(display, known, checkout.tag, value)
-    return dataclasses.replace(checkout, digest=value, modified=modified, modified_reason=reason)
+    return dataclasses.replace(
+        checkout, digest=value, modified=modified, modified_reason=reason, files=hashes
+    )
