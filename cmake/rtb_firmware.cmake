@@ -5,7 +5,7 @@
 #   rtb_add_firmware(<rtos> KERNEL <kernel library>
 #                    SOURCES <the port's files> INCLUDES <its include folders>)
 # which builds rtbench-<rtos>-<board>.elf from the core and scenarios, the
-# port, the shared serial protocol (ports/common), the board
+# port, the shared serial protocol and console (ports/common), the board
 # (ports/boards/<board>/board.cmake) and its architecture
 # (ports/arch/<arch>/arch.cmake). RTB_BOARD chooses the board.
 set(RTB_BOARD "mps2-an385" CACHE STRING "Board folder under ports/boards/")
@@ -29,6 +29,7 @@ function(rtb_add_firmware rtos)
 
   add_library(rtb_port_${rtos} STATIC ${fw_SOURCES}
     ${common_dir}/ipc_none.c ${common_dir}/serial_proto.c ${common_dir}/error_text.c
+    ${common_dir}/fw_console.c
     ${RTB_ARCH_SOURCES} ${RTB_BOARD_SOURCES})
   target_include_directories(rtb_port_${rtos} PUBLIC ${includes})
   target_include_directories(rtb_port_${rtos} PRIVATE ${common_dir})

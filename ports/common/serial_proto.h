@@ -2,8 +2,8 @@
 /*
  * The serial line protocol (docs/targets.md, "The serial line protocol"):
  * the part every side that answers the host shares, whatever its OS. The
- * Linux guest agent (ports/posix/guest/agent.c) and the FreeRTOS image's
- * console (ports/freertos/console.c) both build it.
+ * Linux guest agent (ports/posix/guest/agent.c) and the console of every
+ * firmware image (ports/common/fw_console.c) both build it.
  *
  * It encodes the target's control lines and splits and decodes the host's
  * requests; what a request does, and how bytes reach the line, stay with the

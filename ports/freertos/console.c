@@ -1,82 +1,34 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * FreeRTOS port: the console and the line protocol the image speaks on it
- * (docs/targets.md, "serial line protocol"; the same as the Linux guest's
- * agent, ports/posix/guest/agent.c).
- *
- *   image -> host  `#rtb ready 1 <release> <machine>` after boot and on hello
- *                  `{...}` record lines of a run, `#rtb err <text>`,
- *                  `#rtb exit <status>` at the end of a run
- *                  `#rtb data <text>` ... `#rtb done` (read), `#rtb fail <errno> <text>`
- *   host -> image  `#rtb hello`, `#rtb run <arg>...`, `#rtb term`, `#rtb kill`,
- *                  `#rtb read /rtbench/freertos.json`, `#rtb off`
- *
- * Fields are percent-encoded (every byte outside '!'..'~', and '%', as %XX);
- * the lines are encoded and the requests split by ports/common/serial_proto.c,
- * which the guest agent builds too. Two tasks: the console task, at the top native priority,
- * assembles lines from the bytes the UART's receive interrupt queues and answers them; a `run` is
- * handed to the runner task, which calls rtb_main() with the decoded arguments (the core's session
- * API resets its state each time). `term` and `kill` during a run set the port's stop flag: the
- * scenario ends its current step and the run ends with its records and `#rtb exit`. Console writes
- * are serialised by a mutex, so lines of the two tasks do not mix.
+ * FreeRTOS port: the console's RTOS side (ports/common/fw_console.h). The
+ * line protocol itself, the receive ring and the runner are shared by every
+ * firmware port (ports/common/fw_console.c); here are its two tasks, the
+ * console task at the top native priority and the runner task at the
+ * scenarios' lowest, woken by task notifications (index FRT_NOTE_WAKE), the
+ * write lock (a FreeRTOS mutex), and the facts file /rtbench/freertos.json.
  */
 #include "port_freertos.h"
 
 #include "board.h"
+#include "fw_console.h"
 #include "rtb/core.h"
 #include "semphr.h"
-#include "serial_proto.h"
 
-#define RX_RING 512u /* power of two */
-#define LINE_MAX_BYTES 1024u
-#define ARGS_MAX 64
-#define E_BUSY 16
-#define E_INVAL 22
-#define E_NOENT 2
-#define E_NOSYS 38
-
-static volatile uint8_t rx_ring[RX_RING];
-static volatile uint32_t rx_head, rx_tail; /* head: ISR writes; tail: console task */
-static volatile uint32_t rx_dropped;
 static TaskHandle_t console_task, runner_task;
 static SemaphoreHandle_t write_lock;
-static volatile bool running;
-static char run_line[LINE_MAX_BYTES];
-static char *run_argv[ARGS_MAX + 1];
-static int run_argc;
 
-static void rx_isr(uint8_t byte)
+/* The lock is taken from a task once the scheduler runs, never from an
+ * interrupt handler or before the scheduler. */
+static inline bool lock_usable(void)
 {
-	uint32_t head = rx_head;
-
-	if (head - rx_tail >= RX_RING) {
-		rx_dropped++;
-		return;
-	}
-	rx_ring[head % RX_RING] = byte;
-	rx_head = head + 1;
-	if (console_task != NULL) {
-		BaseType_t woken = pdFALSE;
-		vTaskNotifyGiveIndexedFromISR(console_task, FRT_NOTE_WAKE, &woken);
-		portYIELD_FROM_ISR(woken);
-	}
+	return write_lock != NULL && !cm_in_isr() &&
+	       xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
 }
 
-int rtb_port_console_read(char *buf, size_t len)
-{
-	size_t n = 0;
-
-	while (n < len && rx_tail != rx_head) {
-		buf[n++] = (char)rx_ring[rx_tail % RX_RING];
-		rx_tail = rx_tail + 1;
-	}
-	return (int)n;
-}
-
+/* The records' path (fw_console.h says why it is the port's). */
 int rtb_port_console_write(const char *buf, size_t len)
 {
-	bool locked = write_lock != NULL && !cm_in_isr() &&
-		      xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
+	bool locked = lock_usable();
 
 	if (locked)
 		xSemaphoreTake(write_lock, portMAX_DELAY);
@@ -86,30 +38,61 @@ int rtb_port_console_write(const char *buf, size_t len)
 	return RTB_OK;
 }
 
-/* ---- control lines --------------------------------------------------------- */
-
-static void lock(void)
+bool rtb_fw_os_lock(void)
 {
+	if (!lock_usable())
+		return false;
 	xSemaphoreTake(write_lock, portMAX_DELAY);
+	return true;
 }
 
-static void unlock(void)
+void rtb_fw_os_unlock(void)
 {
 	xSemaphoreGive(write_lock);
 }
 
-static void put_fail(int err, const char *text)
+void rtb_fw_os_console_wake_from_isr(void)
 {
-	lock();
-	rtb_serial_put_fail(board_console_write, err, text, NULL);
-	unlock();
+	if (console_task != NULL) {
+		BaseType_t woken = pdFALSE;
+		vTaskNotifyGiveIndexedFromISR(console_task, FRT_NOTE_WAKE, &woken);
+		portYIELD_FROM_ISR(woken);
+	}
 }
 
-static void put_ready(void)
+void rtb_fw_os_console_wait(void)
 {
-	lock();
-	rtb_serial_put_ready(board_console_write, "FreeRTOS " tskKERNEL_VERSION_NUMBER, BOARD_NAME);
-	unlock();
+	(void)ulTaskNotifyTakeIndexed(FRT_NOTE_WAKE, pdTRUE, portMAX_DELAY);
+}
+
+void rtb_fw_os_runner_wake(void)
+{
+	xTaskNotifyGiveIndexed(runner_task, FRT_NOTE_WAKE);
+}
+
+void rtb_fw_os_runner_wait(void)
+{
+	(void)ulTaskNotifyTakeIndexed(FRT_NOTE_WAKE, pdTRUE, portMAX_DELAY);
+}
+
+void rtb_fw_os_tick_wait(void)
+{
+	vTaskDelay(1);
+}
+
+void rtb_fw_os_run_done(void)
+{
+	vTaskPrioritySet(NULL, FRT_NATIVE(0));
+}
+
+const char *rtb_fw_os_release(void)
+{
+	return "FreeRTOS " tskKERNEL_VERSION_NUMBER;
+}
+
+const char *rtb_fw_os_facts_path(void)
+{
+	return "/rtbench/freertos.json";
 }
 
 /* ---- /rtbench/freertos.json ------------------------------------------------- */
@@ -119,7 +102,7 @@ static void put_ready(void)
 #name, (unsigned long)(name) \
 	}
 
-static void put_facts(void)
+size_t rtb_fw_os_facts(char *json, size_t len)
 {
 	static const struct {
 		const char *key;
@@ -144,146 +127,41 @@ static void put_facts(void)
 		CFG(configMAX_SYSCALL_INTERRUPT_PRIORITY),
 		CFG(configCPU_CLOCK_HZ),
 	};
-	static char json[1536];
-	size_t n = rtb_fmt(json, sizeof(json),
-			   "{\"kernel\":\"%s\",\"port\":\"GCC/ARM_CM3\",\"board\":\"%s\","
-			   "\"cpu\":\"%s\",\"cpu_hz\":%lu,\"counter\":{\"name\":\"%s\",\"hz\":%lu,"
-			   "\"bits\":64},\"heap\":{\"scheme\":\"heap_4\",\"total_bytes\":%lu},"
-			   "\"config\":{",
-			   tskKERNEL_VERSION_NUMBER, BOARD_NAME, BOARD_CPU,
-			   (unsigned long)configCPU_CLOCK_HZ, BOARD_COUNTER_NAME,
-			   (unsigned long)BOARD_COUNTER_HZ, (unsigned long)configTOTAL_HEAP_SIZE);
+	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"GCC/ARM_CM3\",",
+			   tskKERNEL_VERSION_NUMBER);
+	n += rtb_fw_facts_board(json + n, len - n);
+	n += rtb_fmt(json + n, len - n, ",\"heap\":{\"scheme\":\"heap_4\",\"total_bytes\":%lu},",
+		     (unsigned long)configTOTAL_HEAP_SIZE);
+	n += rtb_fmt(json + n, len - n, "\"config\":{");
 	for (size_t i = 0; i < RTB_ARRAY_SIZE(cfg); i++)
-		n += rtb_fmt(json + n, sizeof(json) - n, "%s\"%s\":%lu", i ? "," : "", cfg[i].key,
+		n += rtb_fmt(json + n, len - n, "%s\"%s\":%lu", i ? "," : "", cfg[i].key,
 			     cfg[i].value);
-	n += rtb_fmt(json + n, sizeof(json) - n, "}}");
-	lock();
-	rtb_serial_put_chunks(board_console_write, "data", json, n);
-	rtb_serial_put_done(board_console_write);
-	unlock();
+	n += rtb_fmt(json + n, len - n, "}}");
+	return n;
 }
 
-/* ---- requests -------------------------------------------------------------------- */
-
-static void start_run(const char *line)
-{
-	if (running) {
-		put_fail(E_BUSY, "a run is in progress");
-		return;
-	}
-	rtb_fmt(run_line, sizeof(run_line), "%s", line);
-	run_argv[0] = "rtbench-core";
-	run_argc = 1 + rtb_serial_split(run_line, run_argv + 1, ARGS_MAX - 1);
-	run_argv[run_argc] = NULL;
-	frt_stop = false;
-	running = true;
-	xTaskNotifyGiveIndexed(runner_task, FRT_NOTE_WAKE);
-}
-
-static void handle(char *line)
-{
-	char *f[4];
-
-	if (!rtb_str_starts(line, "#rtb "))
-		return; /* noise */
-	char *rest = line + 5;
-	while (*rest == ' ')
-		rest++;
-	if (rtb_str_starts(rest, "run ") || rtb_strcmp(rest, "run") == 0) {
-		start_run(rest + 3);
-		return;
-	}
-	int n = rtb_serial_split(rest, f, 3);
-	if (n == 0)
-		return;
-	if (rtb_strcmp(f[0], "hello") == 0) {
-		put_ready();
-	} else if (rtb_strcmp(f[0], "term") == 0 || rtb_strcmp(f[0], "kill") == 0) {
-		if (running)
-			frt_stop = true;
-	} else if (rtb_strcmp(f[0], "read") == 0 && n == 2 &&
-		   rtb_strcmp(f[1], "/rtbench/freertos.json") == 0) {
-		put_facts();
-	} else if (rtb_strcmp(f[0], "off") == 0) {
-		lock();
-		board_reset();
-	} else if (rtb_strcmp(f[0], "read") == 0 || rtb_strcmp(f[0], "list") == 0 ||
-		   rtb_strcmp(f[0], "stat") == 0 || rtb_strcmp(f[0], "exec") == 0) {
-		put_fail(E_NOSYS,
-			 "not available on FreeRTOS: only /rtbench/freertos.json can be read");
-	} else {
-		put_fail(E_INVAL, f[0]);
-	}
-}
+/* ---- the tasks ---------------------------------------------------------------- */
 
 static void console_main(void *arg)
 {
-	static char line[LINE_MAX_BYTES];
-	size_t len = 0;
-	bool overlong = false;
-
 	(void)arg;
-	put_ready();
-	for (;;) {
-		char buf[64];
-		int n = rtb_port_console_read(buf, sizeof(buf));
-		if (n <= 0) {
-			(void)ulTaskNotifyTakeIndexed(FRT_NOTE_WAKE, pdTRUE, portMAX_DELAY);
-			continue;
-		}
-		for (int i = 0; i < n; i++) {
-			char c = buf[i];
-			if (c == '\r')
-				continue;
-			if (c != '\n') {
-				if (len + 1 < sizeof(line))
-					line[len++] = c;
-				else
-					overlong = true;
-				continue;
-			}
-			line[len] = '\0';
-			if (overlong)
-				put_fail(E_INVAL, "request line too long");
-			else
-				handle(line);
-			len = 0;
-			overlong = false;
-		}
-	}
+	rtb_fw_console_main();
 }
 
 static void runner_main(void *arg)
 {
 	(void)arg;
-	for (;;) {
-		(void)ulTaskNotifyTakeIndexed(FRT_NOTE_WAKE, pdTRUE, portMAX_DELAY);
-		if (!running)
-			continue;
-		/* Start on a tick boundary with the counter back at zero: the run's
-		 * timeline, and every counter value in it, are then the same
-		 * whenever the command came, so under QEMU's -icount two runs give
-		 * the same figures. */
-		vTaskDelay(1);
-		frt_counter_restart();
-		int status = rtb_main(run_argc, run_argv);
-		vTaskPrioritySet(NULL, FRT_NATIVE(0));
-		/* Not running any more before the host can see the exit line and
-		 * send the next run: this task takes that one after the line. */
-		running = false;
-		lock();
-		rtb_serial_put_exit(board_console_write, status);
-		unlock();
-	}
+	rtb_fw_runner_main();
 }
 
 void frt_console_start(void)
 {
 	write_lock = xSemaphoreCreateMutex();
-	configASSERT(write_lock != NULL);
-	configASSERT(xTaskCreate(runner_main, "rtb-run", FRT_RUNNER_STACK_BYTES / 4, NULL,
-				 FRT_NATIVE(0), &runner_task) == pdPASS);
-	configASSERT(xTaskCreate(console_main, "rtb-console", 1024, NULL, FRT_PRIO_CONSOLE,
-				 &console_task) == pdPASS);
-	board_init(rx_isr);
+	BaseType_t runner = xTaskCreate(runner_main, "rtb-run", FRT_RUNNER_STACK_BYTES / 4, NULL,
+					FRT_NATIVE(0), &runner_task);
+	BaseType_t console = xTaskCreate(console_main, "rtb-console", 1024, NULL, FRT_PRIO_CONSOLE,
+					 &console_task);
+	if (write_lock == NULL || runner != pdPASS || console != pdPASS)
+		rtb_fw_fatal("no memory for the console's tasks and lock", 0);
+	rtb_fw_console_init();
 }

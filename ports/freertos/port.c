@@ -31,6 +31,7 @@
 
 #include "board.h"
 #include "error_text.h"
+#include "fw_console.h"
 #include "rtb/core.h"
 
 #define CAPS                                                                                  \
@@ -41,7 +42,6 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-volatile bool frt_stop;
 struct cm_counter_state cm_counter_state;
 
 static struct rtb_port_info info = {
@@ -127,7 +127,9 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
-void frt_counter_restart(void)
+/* The console's hook (fw_console.h): the counter back at zero between runs,
+ * so that every timestamp of a run comes from one counter epoch. */
+void rtb_fw_os_counter_restart(void)
 {
 	uint32_t m = cm_irq_save();
 
@@ -216,11 +218,6 @@ int rtb_port_cache_flush(const void *p, size_t bytes)
 	(void)p;
 	(void)bytes;
 	return RTB_E_UNSUPPORTED;
-}
-
-bool rtb_port_stop_requested(void)
-{
-	return frt_stop;
 }
 
 /* FreeRTOS's heap_4 memory (configAPPLICATION_ALLOCATED_HEAP), in the

@@ -25,12 +25,8 @@
 
 /* A duration in ticks, rounded up (at least 1 for a non-zero duration). */
 TickType_t frt_ticks_ceil(uint64_t ns);
-/* Restart the counter from zero (between runs only: every timestamp of a
- * run comes from one counter epoch). */
-void frt_counter_restart(void);
-/* Set by the console task on `#rtb term` / `#rtb kill`. */
-extern volatile bool frt_stop;
-/* The console protocol (console.c): the ready line, and the tasks. */
+/* The console (console.c, on ports/common/fw_console.c): its tasks, its
+ * lock, the board's start. Before the scheduler. */
 void frt_console_start(void);
 
 #endif /* RTB_PORT_FREERTOS_H */
