@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ThreadX port: the hooks of the firmware console (ports/common/fw_console.h),
+ * which speaks the serial line protocol on the board's UART, and its two
+ * threads. The console thread runs at native priority 0, above every
+ * scenario, and only when a byte arrives; the runner thread calls the core
+ * at relative priority 0 with a large stack. Both are woken through one
+ * event flags group (a flag set while nobody waits is kept, and several
+ * sets are one wake), from the UART's interrupt for the console. Console
+ * writes, the records' path included, are serialised by a
+ * priority-inheritance mutex.
+ */
+#include "fw_console.h"
+#include "port_threadx.h"
+#include "rtb/core.h"
+
+#define WAKE_CONSOLE 1u
+#define WAKE_RUNNER 2u
+#define CONSOLE_STACK_BYTES 4096u
+
+static TX_THREAD console_thread, runner_thread;
+static TX_EVENT_FLAGS_GROUP wake;
+static TX_MUTEX write_lock;
+static volatile bool ready; /* the objects exist and the scheduler runs */
+
+/* The lock exists and the scheduler runs, and this is a thread. */
+static bool lock_usable(void)
+{
+	return ready && !cm_in_isr();
+}
+
+/* The records' path (fw_console.h says why it is the port's). */
+int rtb_port_console_write(const char *buf, size_t len)
+{
+	bool locked = lock_usable() && tx_mutex_get(&write_lock, TX_WAIT_FOREVER) == TX_SUCCESS;
+
+	board_console_write(buf, len);
+	if (locked)
+		tx_mutex_put(&write_lock);
+	return RTB_OK;
+}
+
+bool rtb_fw_os_lock(void)
+{
+	return lock_usable() && tx_mutex_get(&write_lock, TX_WAIT_FOREVER) == TX_SUCCESS;
+}
+
+void rtb_fw_os_unlock(void)
+{
+	tx_mutex_put(&write_lock);
+}
+
+static void wait_for(ULONG flag)
+{
+	ULONG got;
+
+	tx_event_flags_get(&wake, flag, TX_OR_CLEAR, &got, TX_WAIT_FOREVER);
+}
+
+void rtb_fw_os_console_wake_from_isr(void)
+{
+	tx_event_flags_set(&wake, WAKE_CONSOLE, TX_OR);
+}
+
+void rtb_fw_os_console_wait(void)
+{
+	wait_for(WAKE_CONSOLE);
+}
+
+void rtb_fw_os_runner_wake(void)
+{
+	tx_event_flags_set(&wake, WAKE_RUNNER, TX_OR);
+}
+
+void rtb_fw_os_runner_wait(void)
+{
+	wait_for(WAKE_RUNNER);
+}
+
+void rtb_fw_os_tick_wait(void)
+{
+	tx_thread_sleep(1);
+}
+
+void rtb_fw_os_run_done(void)
+{
+	UINT old;
+
+	tx_thread_priority_change(&runner_thread, TXP_NATIVE(0), &old);
+}
+
+const char *rtb_fw_os_release(void)
+{
+	return "ThreadX " TXP_VERSION;
+}
+
+const char *rtb_fw_os_facts_path(void)
+{
+	return "/rtbench/threadx.json";
+}
+
+static void console_entry(ULONG arg)
+{
+	(void)arg;
+	ready = true; /* the console runs first: it is the most urgent thread */
+	rtb_fw_console_main();
+}
+
+static void runner_entry(ULONG arg)
+{
+	(void)arg;
+	rtb_fw_runner_main();
+}
+
+static void create(TX_THREAD *t, const char *name, void (*entry)(ULONG), size_t stack_bytes,
+		   UINT prio)
+{
+	void *stack = txp_alloc(stack_bytes);
+
+	if (stack == NULL ||
+	    tx_thread_create(t, (CHAR *)name, entry, 0, stack, (ULONG)stack_bytes, prio, prio,
+			     TX_NO_TIME_SLICE, TX_AUTO_START) != TX_SUCCESS)
+		rtb_fw_fatal("cannot create the console threads", 0);
+}
+
+void txp_console_start(void)
+{
+	if (tx_event_flags_create(&wake, "rtb-wake") != TX_SUCCESS ||
+	    tx_mutex_create(&write_lock, "rtb-console", TX_INHERIT) != TX_SUCCESS)
+		rtb_fw_fatal("cannot create the console objects", 0);
+	create(&runner_thread, "rtb-run", runner_entry, TXP_RUNNER_STACK_BYTES, TXP_NATIVE(0));
+	create(&console_thread, "rtb-console", console_entry, CONSOLE_STACK_BYTES,
+	       TXP_PRIO_CONSOLE);
+	rtb_fw_console_init();
+}
