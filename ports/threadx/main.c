@@ -7,9 +7,26 @@
  * the board's console (console.c) until `#rtb off` resets the board.
  */
 #include "port_threadx.h"
+#include "rtb/core.h"
+
+#ifdef TX_ENABLE_STACK_CHECKING
+/* A configuration that turns ThreadX's stack checking on stops the image
+ * with one `#rtb err` line when a thread's stack overflowed. */
+static void stack_error(TX_THREAD *thread)
+{
+	char line[96];
+
+	rtb_fmt(line, sizeof(line), "stack overflow in thread %s",
+		thread->tx_thread_name != TX_NULL ? thread->tx_thread_name : "?");
+	rtb_fw_fatal(line, 0);
+}
+#endif
 
 void tx_application_define(void *first_unused_memory)
 {
+#ifdef TX_ENABLE_STACK_CHECKING
+	tx_thread_stack_error_notify(stack_error);
+#endif
 	if (tx_byte_pool_create(&txp_pool, "rtb", first_unused_memory, BOARD_HEAP_BYTES) !=
 	    TX_SUCCESS)
 		rtb_fw_fatal("cannot create the ThreadX byte pool", 0);
