@@ -19,6 +19,9 @@
 #if TX_MAX_PRIORITIES < 8
 #error "rtbench's ThreadX port needs TX_MAX_PRIORITIES of at least 8"
 #endif
+#ifdef TX_NO_TIMER
+#error "rtbench's ThreadX port needs ThreadX's timer (sleeps, timeouts, time slices): undefine TX_NO_TIMER"
+#endif
 #if RTB_THREADX_RR_SLICE_TICKS < 1
 #error "RTB_THREADX_RR_SLICE_TICKS must be at least one tick"
 #endif
@@ -31,10 +34,12 @@
 	"." TXP_STR(THREADX_MINOR_VERSION) "." TXP_STR(THREADX_PATCH_VERSION)
 
 /* Priorities. ThreadX's 0 is the most urgent. The console thread has 0,
- * native 1 stays free (a band above the scenarios' range), and relative
- * priority p runs at native TX_MAX_PRIORITIES - 1 - p, from the least
- * urgent level up to native 2. */
+ * native 1 is above the scenarios' range (the runner has it only while it
+ * waits for the tick a run starts on, between runs), and relative priority
+ * p runs at native TX_MAX_PRIORITIES - 1 - p, from the least urgent level
+ * up to native 2. */
 #define TXP_PRIO_CONSOLE 0u
+#define TXP_PRIO_TICK_WAIT 1u
 #define TXP_PRIO_MAX (TX_MAX_PRIORITIES - 3)
 #define TXP_NATIVE(p) ((UINT)(TX_MAX_PRIORITIES - 1 - (p)))
 #define TXP_RELATIVE(n) ((int)(TX_MAX_PRIORITIES - 1) - (int)(n))
