@@ -6,10 +6,11 @@
  * Design. Threads are ThreadX threads whose control block and stack come in
  * one block of the image's byte pool. ThreadX's priority 0 is the most
  * urgent: relative priority p runs at native TX_MAX_PRIORITIES - 1 - p (from
- * the least urgent level up to native 2), native 1 stays free and native 0
- * is the console thread, which runs only when a byte arrives. The FIFO
- * policy is a thread without time slice, the round-robin policy one with
- * RTB_THREADX_RR_SLICE_TICKS (ThreadX slices per thread). A thread created
+ * the least urgent level up to native 2), native 1 is above every scenario
+ * (the runner waits there, between runs, for the tick a run starts on) and
+ * native 0 is the console thread, which runs only when a byte arrives. The
+ * FIFO policy is a thread without time slice, the round-robin policy one
+ * with RTB_THREADX_RR_SLICE_TICKS (ThreadX slices per thread). A thread created
  * start_suspended is created TX_DONT_START and started with
  * tx_thread_resume; suspend and resume are tx_thread_suspend and
  * tx_thread_resume, with a count of resumes that came first (kept under the

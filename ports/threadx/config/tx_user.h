@@ -19,8 +19,9 @@
 
 /* ---- scheduling --------------------------------------------------------- */
 
-/* 32 priorities (0 most urgent): the console thread at 0, 1 kept free,
- * relative priorities 0 .. 29 at 31 .. 2 (required: at least 8). */
+/* 32 priorities (0 most urgent): the console thread at 0, 1 above every
+ * scenario (the runner between runs), relative priorities 0 .. 29 at
+ * 31 .. 2 (required: at least 8). */
 #define TX_MAX_PRIORITIES 32
 
 /* 1 ms tick, as the FreeRTOS port: sleeps and timeouts round to it. The
