@@ -122,6 +122,64 @@ UCOS3 = Rtos(
 )
 
 
-RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS, UCOS3)}
+def _threadx_release(path: Path) -> Release:
+    """A ThreadX checkout's VERSION file, else git, else THREADX_MAJOR/MINOR/PATCH
+    in common/inc/tx_api.h."""
+    found = version_file(path) or git_release(path)
+    if found is not None:
+        return found
+    parts = [
+        version_macro(path, "common/inc/tx_api.h", rf"#define\s+THREADX_{p}_VERSION\s+(\d+)").tag
+        for p in ("MAJOR", "MINOR", "PATCH")
+    ]
+    tag = "v" + ".".join(p for p in parts if p) if all(parts) else None
+    return Release(tag, None, "common/inc/tx_api.h")
 
-__all__ = ["FREERTOS", "RTOSES", "UCOS3", "Rtos", "RtosOption"]
+
+THREADX = Rtos(
+    name="threadx",
+    display="ThreadX",
+    source_env="THREADX_PATH",
+    source_what="an Eclipse ThreadX checkout",
+    how_to_get=(
+        "get it with `git clone --depth 1 -b v6.4.2_rel https://github.com/eclipse-threadx/"
+        "threadx` and export THREADX_PATH=<that folder>"
+    ),
+    source_url="https://github.com/eclipse-threadx/threadx",
+    tested_release="v6.4.2_rel",
+    required=(
+        "common/inc/tx_api.h",
+        "common/src/tx_thread_create.c",
+        "ports/cortex_m3/gnu/inc/tx_port.h",
+    ),
+    # what ports/threadx/port.cmake compiles and includes
+    digest_files=(),
+    digest_dirs=("common/inc", "common/src", "ports/cortex_m3/gnu/inc", "ports/cortex_m3/gnu/src"),
+    # the digest of the files as published, from the v6.4.2_rel release extract
+    known_digests={
+        "v6.4.2_rel": "e76ec122dde1d225b02fbe8f5d069810dc3ad697f2718c73612254c5c6e82ad3"
+    },
+    read_release=_threadx_release,
+    cmake_source_var="THREADX_PATH",
+    config_header="tx_user.h",
+    cmake_config_var="RTB_THREADX_CONFIG_DIR",
+    config_env="RTBENCH_THREADX_CONFIG_DIR",
+    image_env="RTBENCH_THREADX_IMAGE",
+    options=(
+        RtosOption(
+            name="sem_prioritize",
+            values={
+                "off": ("-DRTB_THREADX_SEM_PRIORITIZE=OFF",),
+                "on": ("-DRTB_THREADX_SEM_PRIORITIZE=ON",),
+            },
+            default="off",
+            help="on: tx_semaphore_prioritize() before every put, so the most urgent "
+            "waiter is released first instead of the one that waited longest",
+        ),
+    ),
+)
+
+
+RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS, UCOS3, THREADX)}
+
+__all__ = ["FREERTOS", "RTOSES", "THREADX", "UCOS3", "Rtos", "RtosOption"]
