@@ -450,6 +450,13 @@ static void test_ctx(void)
 	CHECK(fake_counter >= ctx.budget_end_ticks);
 	CHECK(fake_yields > 0 && fake_yields <= 1000);
 
+	/* gone past (the other thread ran twice): invalid at once, no waiting
+	 * for a value that will not come back */
+	fake_reset();
+	settle_counter = 7;
+	CHECK(!rtb_ctx_settle(&ctx, &settle_counter, 5));
+	CHECK_EQ_U64(fake_yields, 0);
+
 	fake_reset();
 	fake_stop = true; /* a stop request also ends the wait */
 	CHECK(!rtb_ctx_settle(&ctx, &settle_counter, 1));

@@ -404,8 +404,8 @@ const char *rtb_ctx_expired_cause(const struct rtb_ctx *ctx);
 bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t total,
 			   const char *what);
 /* The "did the switch happen?" check: true if *counter already equals want.
- * Otherwise yield until it does (or the budget ends) and return false: the
- * sample that expected the switch is then invalid. */
+ * Otherwise yield until it reaches or passes it (or the budget ends) and
+ * return false: the sample that expected the switch is then invalid. */
 bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want);
 /* After an invalid sample: yield until *counter reaches want or has gone
  * past it (wrap-safe), or the budget ends, so the next sample starts with
