@@ -305,6 +305,32 @@ static void emit_caps(struct rtb_json *j, const char *key, uint32_t caps)
 	rtb_json_arr_end(j);
 }
 
+/* "os_config": {"name": ..., "settings": [{"name","value","from"}...]}, when
+ * the port describes its OS's build-time configuration. */
+static void emit_os_config(struct rtb_json *j, const struct rtb_port_info *info)
+{
+	bool named = info->os_config != NULL && info->os_config[0] != '\0';
+
+	if (!named && (info->os_settings == NULL || info->os_nsettings == 0))
+		return;
+	rtb_json_key(j, "os_config");
+	rtb_json_obj_begin(j);
+	if (named)
+		rtb_json_kstr(j, "name", info->os_config);
+	rtb_json_key(j, "settings");
+	rtb_json_arr_begin(j);
+	for (uint32_t i = 0; info->os_settings != NULL && i < info->os_nsettings; i++) {
+		const struct rtb_port_setting *s = &info->os_settings[i];
+		rtb_json_obj_begin(j);
+		rtb_json_kstr(j, "name", s->name);
+		rtb_json_kstr(j, "value", s->value);
+		rtb_json_kstr(j, "from", s->from != NULL ? s->from : "");
+		rtb_json_obj_end(j);
+	}
+	rtb_json_arr_end(j);
+	rtb_json_obj_end(j);
+}
+
 static const char *first_missing_cap(uint32_t needed, uint32_t have)
 {
 	for (uint32_t i = 0; i < RTB_ARRAY_SIZE(cap_names); i++) {
@@ -424,10 +450,13 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 			rtb_fmt(ctx.reason, sizeof(ctx.reason),
 				"needs a real-time scheduling policy, which this run does not "
 				"have");
-		else
+		else {
+			char why[RTB_LINE_MAX];
+			const char *lack = rtb_port_lacks(missing, why, sizeof(why));
 			rtb_fmt(ctx.reason, sizeof(ctx.reason),
-				"needs the '%s' service, which the %s port lacks", missing,
-				info->port);
+				"needs the '%s' service, which the %s port lacks%s%s", missing,
+				info->port, lack != NULL ? ": " : "", lack != NULL ? lack : "");
+		}
 		emit_end("scenario", s->name, "unsupported", ctx.reason, 0);
 		return RTB_E_UNSUPPORTED;
 	}
@@ -685,6 +714,7 @@ static void emit_meta(const struct args *a, const struct rtb_counter_step *step)
 	rtb_json_kstr(j, "irq_source", info->irq_source);
 	rtb_json_kstr(j, "degraded", info->degraded);
 	emit_caps(j, "caps", info->caps);
+	emit_os_config(j, info);
 	rtb_json_ku64(j, "raw_max", a->raw_max);
 	rtb_json_ku64(j, "length_ppm", rtb_length_ppm);
 	rtb_json_key(j, "options");
