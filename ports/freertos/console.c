@@ -134,6 +134,8 @@ static void put_facts(void)
 		CFG(configUSE_TICKLESS_IDLE),
 		CFG(configUSE_PORT_OPTIMISED_TASK_SELECTION),
 		CFG(configCHECK_FOR_STACK_OVERFLOW),
+		CFG(configASSERT_DEFINED),
+		CFG(configGENERATE_RUN_TIME_STATS),
 		CFG(configUSE_TRACE_FACILITY),
 		CFG(configMINIMAL_STACK_SIZE),
 		CFG(configTOTAL_HEAP_SIZE),
@@ -279,11 +281,14 @@ static void runner_main(void *arg)
 
 void frt_console_start(void)
 {
+	/* Checked whatever configASSERT is: in the production configuration it
+	 * expands to nothing, and would drop the calls with it. */
 	write_lock = xSemaphoreCreateMutex();
-	configASSERT(write_lock != NULL);
-	configASSERT(xTaskCreate(runner_main, "rtb-run", FRT_RUNNER_STACK_BYTES / 4, NULL,
-				 FRT_NATIVE(0), &runner_task) == pdPASS);
-	configASSERT(xTaskCreate(console_main, "rtb-console", 1024, NULL, FRT_PRIO_CONSOLE,
-				 &console_task) == pdPASS);
+	if (write_lock == NULL ||
+	    xTaskCreate(runner_main, "rtb-run", FRT_RUNNER_STACK_BYTES / 4, NULL, FRT_NATIVE(0),
+			&runner_task) != pdPASS ||
+	    xTaskCreate(console_main, "rtb-console", 1024, NULL, FRT_PRIO_CONSOLE, &console_task) !=
+		    pdPASS)
+		rtb_fw_fatal("the console tasks could not be created (heap too small?)", 0);
 	board_init(rx_isr);
 }

@@ -32,5 +32,8 @@ void frt_counter_restart(void);
 extern volatile bool frt_stop;
 /* The console protocol (console.c): the ready line, and the tasks. */
 void frt_console_start(void);
+/* A failed configASSERT (the checked configuration): one `#rtb err` line,
+ * then the image stops. */
+void rtb_freertos_assert_failed(const char *file, int line);
 
 #endif /* RTB_PORT_FREERTOS_H */
