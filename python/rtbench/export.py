@@ -17,7 +17,7 @@ from typing import Any
 from rtbench import reference, units
 from rtbench.report import requirements as req_report
 from rtbench.report import terminal
-from rtbench.report.common import STATUS_WORDS, first_meta, row_unit, verdicts
+from rtbench.report.common import STATUS_WORDS, first_meta, os_config_text, row_unit, verdicts
 from rtbench.results import ResultsDocument
 from rtbench.stats import MetricSummary
 
@@ -158,6 +158,9 @@ def markdown(doc: ResultsDocument, *, with_reference: bool = False) -> str:
     meta = first_meta(doc)
     if meta is not None:
         out.append(f"- system: {meta['os']} {meta['os_release']}, {meta['arch']}")
+        config = os_config_text(meta)
+        if config is not None:
+            out.append(f"- {meta['os']} {_md(config)}")
     warnings = [c for c in doc.caveats if c.get("severity") == "warning"]
     if warnings:
         out += ["", "## Caveats", ""]

@@ -26,7 +26,7 @@ from rtbench.errors import UsageError
 from rtbench.load import KEY as LOAD_KEY
 from rtbench.load import summary as load_summary
 from rtbench.records import params_key
-from rtbench.report.common import VerdictView, first_meta, verdicts
+from rtbench.report.common import VerdictView, first_meta, os_settings, verdicts
 from rtbench.resolution import Resolution
 from rtbench.results import ResultsDocument, load, read_samples
 from rtbench.stats import MetricSummary
@@ -80,6 +80,9 @@ class System:
             )
         if meta is not None:
             parts.append(f"{meta['os']} {meta['os_release']} {meta['arch']}")
+            config = meta.get("os_config")
+            if isinstance(config, Mapping) and config.get("name"):
+                parts.append(f"{config['name']} configuration")
         else:
             kernel = self.doc.host.get("kernel")
             if isinstance(kernel, Mapping) and kernel.get("release"):
@@ -498,6 +501,32 @@ def _os_text(doc: ResultsDocument) -> str:
     return "-"
 
 
+def os_config_differences(base: System, system: System) -> list[str]:
+    """The OS build-time configuration each image reported (meta os_config) where
+    it differs from the baseline's: its kind and each setting. Unknown (a run
+    whose meta has none) is not a difference."""
+    a_meta, b_meta = first_meta(base.doc), first_meta(system.doc)
+    a_config, b_config = (m.get("os_config") if m else None for m in (a_meta, b_meta))
+    if not isinstance(a_config, Mapping) or not isinstance(b_config, Mapping):
+        return []
+    out = []
+    letter = system.letter
+    if a_config.get("name") != b_config.get("name"):
+        out.append(
+            f"OS configuration differs: A {a_config.get('name') or '?'}, "
+            f"{letter} {b_config.get('name') or '?'}."
+        )
+    a_items = {n: (v, where) for n, v, where in os_settings(a_meta)}
+    b_items = {n: (v, where) for n, v, where in os_settings(b_meta)}
+    for name in [*a_items, *(n for n in b_items if n not in a_items)]:
+        a_value = a_items.get(name, ("not reported", ""))[0]
+        b_value, where = b_items.get(name, ("not reported", a_items.get(name, ("", ""))[1]))
+        if a_value != b_value:
+            source = f" ({where})" if where else ""
+            out.append(f"OS setting {name}{source} differs: A {a_value}, {letter} {b_value}.")
+    return out
+
+
 def configuration_warnings(systems: Sequence[System]) -> list[str]:
     """Every difference of version, setup and host between each system and the baseline."""
     out: list[str] = []
@@ -521,6 +550,7 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
             # "-" is unknown (an imported result has no core, counter or port): not a difference.
             if value != base_facts[name] and "-" not in (value, base_facts[name]):
                 out.append(f"{name} differs: A {base_facts[name]}, {system.letter} {value}.")
+        out.extend(os_config_differences(base, system))
         hz = system.doc.calibration.counter.get("hz") if system.doc.calibration else None
         if base_hz and hz and abs(float(hz) / float(base_hz) - 1.0) > 0.01:
             out.append(

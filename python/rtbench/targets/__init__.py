@@ -91,8 +91,9 @@ KINDS["qemu"] = _emulated(
 )
 KINDS["freertos"] = _emulated(
     name="freertos",
-    syntax="qemu:freertos-mps2-an385[,icount=SHIFT]",
-    summary="FreeRTOS on an emulated Cortex-M3 board (QEMU's mps2-an385)",
+    syntax="qemu:freertos-mps2-an385[,icount=SHIFT,checks=on|off]",
+    summary="FreeRTOS on an emulated Cortex-M3 board (QEMU's mps2-an385); checks=on: the "
+    "checked kernel configuration (asserts, stack checking) instead of the production one",
     needs="a FreeRTOS-Kernel checkout in FREERTOS_KERNEL_PATH (https://github.com/FreeRTOS/"
     "FreeRTOS-Kernel, tag V11.1.0), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
     "qemu-system-arm",

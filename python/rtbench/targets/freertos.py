@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""FreeRTOS on an emulated board, as a target (`qemu:freertos-mps2-an385[,icount=SHIFT]`).
+"""FreeRTOS on an emulated board, as a target
+(`qemu:freertos-mps2-an385[,icount=SHIFT][,checks=on|off]`).
 
 `open` builds the FreeRTOS image (targets.freertos_image: rtbench's port built
 against the kernel checkout FREERTOS_KERNEL_PATH names), boots it under QEMU
@@ -8,6 +9,11 @@ the board's first UART: each scenario is one `#rtb run` of the core inside the
 image, whose records come back on the line, and the same watchdog, `lost`
 handling and recovery as for Debian guests apply (a hung or crashed image
 ends QEMU, the unit is `lost`, and the next one runs in a fresh boot).
+
+`checks=on` builds the image with rtbench's checked FreeRTOS configuration
+(ports/freertos/config-checked: configASSERT and stack overflow checking on)
+instead of the production one; the image reports which it was built with in
+every run's meta record (os_config).
 
 The board has one CPU (0). System facts come from the image's
 `/rtbench/freertos.json` (the kernel's version and configuration, the board,
@@ -126,26 +132,42 @@ class BoardLaunch:
         return args
 
 
-def parse_spec(spec: str) -> tuple[Board, int | None]:
-    """The board and icount shift of `qemu:freertos-BOARD[,icount=SHIFT]`, or UsageError."""
+def parse_spec(spec: str) -> tuple[Board, int | None, bool]:
+    """The board, icount shift and checks of
+    `qemu:freertos-BOARD[,icount=SHIFT][,checks=on|off]`, or UsageError."""
     name, *pairs = spec.removeprefix("qemu:").split(",")
     board = BOARDS.get(name.removeprefix("freertos-"))
     if board is None:
         known = ", ".join(f"qemu:freertos-{b}" for b in BOARDS)
         raise UsageError(f"Unknown FreeRTOS board in '{spec}' (use {known}).")
-    icount: int | None = None
+    values: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if key != "icount" or not sep or icount is not None:
+        if key not in ("icount", "checks") or not sep or key in values:
             raise UsageError(
-                f"Unknown or repeated option '{pair}' for {name} (it takes icount=SHIFT)."
+                f"Unknown or repeated option '{pair}' for {name} "
+                "(it takes icount=SHIFT and checks=on|off)."
             )
+        values[key] = value
+    icount: int | None = None
+    if "icount" in values:
+        value = values["icount"]
         if not re.fullmatch(r"\d+", value) or int(value) > MAX_SHIFT:
             raise UsageError(
                 f"The option icount={value} must be a whole number from 0 to {MAX_SHIFT}."
             )
         icount = int(value)
-    return board, icount
+    return board, icount, _checks(values.get("checks", "off"))
+
+
+def _checks(value: str) -> bool:
+    """checks=on: the checked FreeRTOS configuration (asserts and stack checking on)."""
+    if value not in ("on", "off"):
+        raise UsageError(
+            f"The option checks={value} must be on (the checked FreeRTOS configuration: "
+            "configASSERT and stack overflow checking) or off (production, the default)."
+        )
+    return value == "on"
 
 
 def _emulator(board: Board) -> tuple[str, ...]:
@@ -209,7 +231,7 @@ class FreeRtosTarget(QemuBase):
                 "--libc chooses the C library of a Linux core; the FreeRTOS image is "
                 "built with picolibc."
             )
-        board, icount = parse_spec(spec)
+        board, icount, checks = parse_spec(spec)
         super().__init__(
             spec,
             f"freertos-{board.name}",
@@ -219,6 +241,7 @@ class FreeRtosTarget(QemuBase):
         )
         self.board = board
         self.icount = icount
+        self.checks = checks
         self.boot_timeout_s = BOOT_TIMEOUT_S
         self.image: freertos_image.Image | None = None
         self._exec_log = False
@@ -249,7 +272,7 @@ class FreeRtosTarget(QemuBase):
         problem = freertos_image.missing(ROOT, None if hooked else self.board.qemu)
         if problem is not None:
             raise UsageError(f"The {self.spec} target cannot be used here: {problem}.")
-        self.image = freertos_image.ensure_image(ROOT, self.board.name, say)
+        self.image = freertos_image.ensure_image(ROOT, self.board.name, say, checks=self.checks)
         self.launch = BoardLaunch(
             emulator, self.board, self.image.path, self.icount, monitor=self._exec_log
         )

@@ -13,7 +13,9 @@ into this user's cache, in a folder keyed by the checkout's path and release
 and the FreeRTOSConfig.h folder, and builds it again when rtbench's own
 sources change (the stamp build.ensure_core keeps), the configuration changes
 or the ELF is gone. Concurrent rtbench commands wait for each other (a lock
-file).
+file). The configuration is rtbench's production one (ports/freertos/config),
+its checked one with `checks=True` (ports/freertos/config-checked: the
+target option checks=on), or the folder RTBENCH_FREERTOS_CONFIG_DIR names.
 
 Environment: FREERTOS_KERNEL_PATH (the kernel checkout), RTBENCH_FREERTOS_CONFIG_DIR
 (a folder holding a FreeRTOSConfig.h used instead of rtbench's own). Test hook:
@@ -168,8 +170,21 @@ def missing(root: Path, emulator: str | None) -> str | None:
     return problem
 
 
-def _config_dir() -> Path | None:
+CHECKED_CONFIG = Path("ports") / "freertos" / "config-checked"
+
+
+def config_dir(root: Path, checks: bool) -> Path | None:
+    """The FreeRTOSConfig.h folder to build with: RTBENCH_FREERTOS_CONFIG_DIR's,
+    rtbench's checked one (checks), or None for rtbench's production one (the
+    port's default); UsageError when both a folder and checks are asked for."""
     text = os.environ.get(CONFIG_ENV, "").strip()
+    if text and checks:
+        raise UsageError(
+            f"checks=on builds rtbench's checked configuration ({CHECKED_CONFIG}) and "
+            f"{CONFIG_ENV}={text} names another: give one of them."
+        )
+    if checks:
+        return (root / CHECKED_CONFIG).resolve()
     if not text:
         return None
     folder = Path(text).resolve()
@@ -214,8 +229,11 @@ class Image:
     config_dir: Path | None
 
 
-def ensure_image(root: Path, board: str, say: Callable[[str], None]) -> Image:
-    """The path of an up-to-date image for `board`, building it when needed."""
+def ensure_image(
+    root: Path, board: str, say: Callable[[str], None], *, checks: bool = False
+) -> Image:
+    """The path of an up-to-date image for `board`, building it when needed
+    (checks: with rtbench's checked configuration)."""
     given = os.environ.get(IMAGE_ENV)
     if given:
         path = Path(given)
@@ -228,7 +246,7 @@ def ensure_image(root: Path, board: str, say: Callable[[str], None]) -> Image:
     problem = missing(root, None)
     if problem is not None:
         raise UsageError(f"The FreeRTOS image cannot be built: {problem}.")
-    config = _config_dir()
+    config = config_dir(root, checks)
     folder = build_dir(root, kernel, config, board)
 
     def steps() -> list[list[str]]:
@@ -253,7 +271,10 @@ def ensure_image(root: Path, board: str, say: Callable[[str], None]) -> Image:
         folder / image_name(board),
         lambda: _stamp(root, config),
         steps,
-        lambda: say(f"Building the FreeRTOS image for {board} (FreeRTOS {kernel.tag or '?'})..."),
+        lambda: say(
+            f"Building the FreeRTOS image for {board} (FreeRTOS {kernel.tag or '?'}"
+            f"{', checked configuration' if checks else ''})..."
+        ),
         "the FreeRTOS image",
         timeout=900,
     )
