@@ -78,6 +78,15 @@ enum rtb_cap {
 	RTB_CAP_IPC_POSIX_MQ = 1u << 18,       /* IPC channel: POSIX message queue */
 };
 
+/* One setting of the OS's build-time configuration that changes what is
+ * measured (its paths or its behaviour), as the port reads it from the
+ * build: name "time slicing", value "on", from "configUSE_TIME_SLICING". */
+struct rtb_port_setting {
+	const char *name;  /* short, for people: "tick", "asserts" */
+	const char *value; /* "1000 Hz", "on", "off", "method 2" */
+	const char *from;  /* where it is set: the macro, option or file */
+};
+
 struct rtb_port_info {
 	const char *port;	  /* "posix", "template", ... */
 	const char *os;		  /* "Linux", "FreeRTOS", ... */
@@ -101,6 +110,15 @@ struct rtb_port_info {
 	int cpu;	      /* measurement CPU */
 	int cpu_count;	      /* CPUs online */
 	const char *degraded; /* "" or a sentence: what is not as requested */
+	/* The OS's build-time configuration, for an OS configured when it is
+	 * built (an RTOS's kernel configuration header): a name saying what
+	 * kind it is ("production": the kernel's own run-time checks off,
+	 * "checked": on) and the settings that change figures or behaviour,
+	 * read from the build, never assumed. NULL / 0 when there is none or
+	 * the port does not say (the meta record then has no os_config). */
+	const char *os_config;
+	const struct rtb_port_setting *os_settings;
+	uint32_t os_nsettings;
 };
 
 struct rtb_port_config {
@@ -122,6 +140,14 @@ const struct rtb_port_info *rtb_port_info(void);
  * "rt_withheld_ns": how long the OS takes the CPU away from a real-time
  * thread that runs without a pause, e.g. Linux RT throttling;
  * "thread_stack_bytes": the stack of a thread created with stack_bytes 0).
+ * "lacks.<cap>", <cap> a capability's name as the meta record's caps spell
+ * it ("policy_rr"): a sentence saying why the port does not claim it and
+ * what decides that ("configUSE_TIME_SLICING is 0 in this image's
+ * FreeRTOSConfig.h"), which the core puts in the unsupported reason.
+ * "lacks.policy_fifo" is answered only by a port whose RTB_POLICY_FIFO
+ * threads do not keep equal priorities first come, first served (the OS
+ * time-slices every thread of a priority); the FIFO checks are then
+ * unsupported with that sentence.
  * Writes a NUL-terminated string; RTB_E_UNSUPPORTED if unknown. */
 int rtb_port_property(const char *key, char *buf, size_t len);
 

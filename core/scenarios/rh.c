@@ -317,7 +317,8 @@ static int measure_shuffle(struct rtb_ctx *ctx, struct component *c)
 				c->rh.id, "warning",
 				"invalid rounds: %llu with the peer not blocked when the "
 				"semaphore was released, %llu with the peer not run before the "
-				"releasing thread went on (no real-time policy?)",
+				"releasing thread went on (no real-time policy, or a time "
+				"slice ended inside a round?)",
 				(unsigned long long)not_blocked, (unsigned long long)not_run);
 		finish(c, &r);
 	} else if (ctx->reason[0] == '\0') {

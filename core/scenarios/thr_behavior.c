@@ -32,6 +32,11 @@
  * would: equal_after_yield and higher_preempts must fail. The option
  * thr.create.behavior.create=eager|lazy makes the platform-under-test run
  * use the same wrapper, so a conformance test can see the checks fail.
+ * Under RR with an OS time slice under 4 ms (an OS that slices at its
+ * tick), the busy work is a quarter of the slice and each observation
+ * starts after a minimal sleep, so it begins and ends inside one slice. A
+ * policy the port lacks has its checks unsupported with the port's reason
+ * (lacks.policy_rr, lacks.policy_fifo: an OS with one policy per build).
  *
  * thr.rr.behavior (THR-B-RR). The controller, raised to relative 2, creates
  * N (default 3) threads at relative 1 under the round-robin policy, sets a
@@ -51,12 +56,15 @@
  * a thread never got a slice while another kept the CPU for more than twice
  * the expected slice, or if complete slices differ by more than 2x (beyond
  * one OS tick, when the tick is known). Negative control: the same threads
- * under FIFO for three slices, where the first one keeps the CPU until the
- * end time and the others starve; judged against the slices just measured,
- * it must fail. Option thr.rr.behavior.policy=fifo runs the
- * platform-under-test threads under FIFO too. The scenario ends with a 1 s
- * sleep, so that an OS that throttles real-time threads per second has
- * refilled the budget the busy threads used before the next scenario.
+ * under FIFO for three slices and two OS ticks, where the first one keeps
+ * the CPU until the end time and the others starve; judged against the
+ * slices just measured, it must fail. On a port whose FIFO threads are
+ * time-sliced too (lacks.policy_fifo) the first thread is a priority above
+ * the others instead, the same unfair schedule. Option
+ * thr.rr.behavior.policy=fifo runs the platform-under-test threads that way
+ * too. The scenario ends with a 1 s sleep, so that an OS that throttles
+ * real-time threads per second has refilled the budget the busy threads
+ * used before the next scenario.
  */
 #include "rtb/check_thr.h"
 #include "rtb/core.h"
@@ -105,6 +113,8 @@ struct new_thread {
 struct new_env {
 	enum rtb_policy policy;
 	enum new_create_kind platform;
+	uint64_t work_ns;  /* the creator's busy work between create and handover */
+	uint64_t slice_ns; /* the OS's round-robin slice when work_ns was cut to it */
 	volatile uint32_t seq;
 	struct rtb_thread *pending; /* lazy wrapper: created, not started */
 	int error;		    /* first port error */
@@ -165,6 +175,11 @@ static struct rtb_thr_new_obs new_observe(struct new_env *env, enum new_create_k
 	bool equal = check == RTB_THR_NEW_EQUAL_TO_TAIL || check == RTB_THR_NEW_EQUAL_AFTER_YIELD;
 
 	env->pending = NULL;
+	/* a short slice: start one (a minimal sleep ends at the next tick, where
+	 * an OS that slices at the tick begins a slice), so the busy work ends
+	 * inside it */
+	if (env->slice_ns != 0)
+		rtb_port_sleep_ns(0);
 	int rc = new_create(env, kind, &th, prio, &t);
 	if (rc != RTB_OK) {
 		if (env->error == RTB_OK)
@@ -173,7 +188,7 @@ static struct rtb_thr_new_obs new_observe(struct new_env *env, enum new_create_k
 	}
 	o.created = true;
 	o.ran_at_create_return = t.seq != 0;
-	rtb_spin_ticks(rtb_ns_to_ticks(NEW_WORK_NS));
+	rtb_spin_ticks(rtb_ns_to_ticks(env->work_ns));
 	o.ran_before_handover = t.seq != 0;
 	if (equal)
 		rtb_port_thread_yield();
@@ -258,18 +273,21 @@ static const char *ran_text(bool ran)
 }
 
 static void new_obs_lines(struct rtb_verdict *v, bool control, enum rtb_thr_new_check c,
-			  const struct rtb_thr_new_obs *o)
+			  const struct rtb_thr_new_obs *o, uint64_t work_ns)
 {
 	void (*line)(struct rtb_verdict *, const char *, ...) =
 		control ? rtb_verdict_control_evidence : rtb_verdict_evidence;
 	bool equal = c == RTB_THR_NEW_EQUAL_TO_TAIL || c == RTB_THR_NEW_EQUAL_AFTER_YIELD;
+	char work[32];
 
 	if (!o->created) {
 		line(v, "the new thread could not be created");
 		return;
 	}
 	line(v, "when create returned, the new thread %s", ran_text(o->ran_at_create_return));
-	line(v, "after 1 ms of busy work by the creator, it %s", ran_text(o->ran_before_handover));
+	rtb_fmt_ns(work, sizeof(work), work_ns);
+	line(v, "after %s of busy work by the creator, it %s", work,
+	     ran_text(o->ran_before_handover));
 	line(v, "when the creator's %s returned, it %s", equal ? "yield" : "2 ms sleep",
 	     ran_text(o->ran_after_handover));
 }
@@ -299,17 +317,27 @@ static void new_emit_verdicts(const struct new_env *env, const char *unsupported
 		v.outcome = rtb_check_thr_new(check, &env->real[c], v.reason, sizeof(v.reason));
 		rtb_verdict_evidence(&v, "creator at relative priority %d (%s), new thread at %d",
 				     NEW_PRIO, pol, NEW_PRIO + offsets[c]);
+		if (env->slice_ns != 0) {
+			char slice[32], work[32];
+			rtb_fmt_ns(slice, sizeof(slice), env->slice_ns);
+			rtb_fmt_ns(work, sizeof(work), env->work_ns);
+			rtb_verdict_evidence(&v,
+					     "the OS's round-robin time slice is %s: the creator's "
+					     "busy work is %s, begun just after a minimal sleep so "
+					     "that it ends inside the slice it began in",
+					     slice, work);
+		}
 		if (env->platform != CREATE_PLATFORM)
 			rtb_verdict_evidence(&v,
 					     "platform run forced to use %s creation (option "
 					     "thr.create.behavior.create)",
 					     env->platform == CREATE_EAGER ? "eager" : "lazy");
-		new_obs_lines(&v, false, check, &env->real[c]);
+		new_obs_lines(&v, false, check, &env->real[c], env->work_ns);
 
 		enum new_create_kind ck = new_control_kind(check);
 		char why[RTB_LINE_MAX];
 		enum rtb_outcome co = rtb_check_thr_new(check, &env->control[c], why, sizeof(why));
-		new_obs_lines(&v, true, check, &env->control[c]);
+		new_obs_lines(&v, true, check, &env->control[c], env->work_ns);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), why);
 		rtb_verdict_conclude(&v, co, "%s", create_kind_description[ck]);
 	}
@@ -365,14 +393,56 @@ static int new_run_policy(struct rtb_ctx *ctx, struct new_env *env)
 	return rc;
 }
 
+static uint64_t rr_os_slice(char *interval, char *timeslice);
+
+/* Why the port cannot run `policy` as the contract says, in buf; NULL when it
+ * can. FIFO: the port answers "lacks.policy_fifo" (its OS time-slices every
+ * thread of a priority); round-robin: no RTB_CAP_POLICY_RR. */
+static const char *new_policy_missing(enum rtb_policy policy, char *buf, size_t len)
+{
+	char why[RTB_LINE_MAX];
+	const char *lack;
+
+	if (policy == RTB_POLICY_FIFO) {
+		lack = rtb_port_lacks("policy_fifo", why, sizeof(why));
+		if (lack == NULL)
+			return NULL;
+		rtb_fmt(buf, len, "no FIFO policy among equal priorities: %s", lack);
+		return buf;
+	}
+	if (rtb_port_info()->caps & RTB_CAP_POLICY_RR)
+		return NULL;
+	lack = rtb_port_lacks("policy_rr", why, sizeof(why));
+	rtb_fmt(buf, len, "the port has no round-robin policy%s%s", lack != NULL ? ": " : "",
+		lack != NULL ? lack : "");
+	return buf;
+}
+
+/* The creator's busy work under `policy`: NEW_WORK_NS, or a quarter of the
+ * OS's round-robin slice when that is shorter than 4 x NEW_WORK_NS (an OS
+ * that slices at its tick), so that an equal-priority thread cannot take
+ * the CPU at the end of the creator's slice before it yields. */
+static void new_work(struct new_env *env)
+{
+	char interval[32], timeslice[32];
+	uint64_t slice = env->policy == RTB_POLICY_RR ? rr_os_slice(interval, timeslice) : 0;
+
+	env->work_ns = NEW_WORK_NS;
+	env->slice_ns = 0;
+	if (slice != 0 && slice / 4 < NEW_WORK_NS) {
+		env->work_ns = slice / 4;
+		env->slice_ns = slice;
+	}
+}
+
 static int run_create_behavior(struct rtb_ctx *ctx)
 {
 	struct new_env *envs; /* [0] FIFO, [1] round robin */
 	const struct rtb_port_info *info = rtb_port_info();
 	static const char *const creations[] = {"normal", "eager", "lazy"}; /* new_create_kind */
 	int creation = rtb_ctx_choice(ctx, "thr.create.behavior.create", creations, 3);
-	const char *no_rr =
-		(info->caps & RTB_CAP_POLICY_RR) ? NULL : "the port has no round-robin policy";
+	char missing_text[2][RTB_LINE_MAX];
+	const char *missing[2];
 	int rc = RTB_OK;
 
 	if (creation < 0)
@@ -388,10 +458,13 @@ static int run_create_behavior(struct rtb_ctx *ctx)
 		rtb_memset(env, 0, sizeof(*env));
 		env->policy = p == 0 ? RTB_POLICY_FIFO : RTB_POLICY_RR;
 		env->platform = (enum new_create_kind)creation;
-		if (p == 1 && no_rr != NULL) {
-			new_emit_verdicts(env, no_rr);
+		missing[p] =
+			new_policy_missing(env->policy, missing_text[p], sizeof(missing_text[p]));
+		if (missing[p] != NULL) {
+			new_emit_verdicts(env, missing[p]);
 			continue;
 		}
+		new_work(env);
 		rc = new_run_policy(ctx, env);
 		if (rc != RTB_OK) {
 			rtb_port_mem_free(envs);
@@ -409,7 +482,7 @@ static int run_create_behavior(struct rtb_ctx *ctx)
 				cols, RTB_ARRAY_SIZE(cols));
 	for (int p = 0; p < 2; p++) {
 		for (int lc = 0; lc < 3; lc++)
-			landing_row(j, &envs[p], (enum landing_case)lc, p == 1 ? no_rr : NULL);
+			landing_row(j, &envs[p], (enum landing_case)lc, missing[p]);
 	}
 	rtb_table_end(j);
 	rtb_port_mem_free(envs);
@@ -539,8 +612,12 @@ static uint64_t tick_ticks(void)
 	return rtb_ns_to_ticks(1000000000u / hz);
 }
 
+/* first_above: thread 0 one priority above the others (and the controller
+ * one above it while it sets up), so that it keeps the CPU and the others
+ * starve whatever the OS does among equal priorities: the unfair schedule
+ * of FIFO on a port whose FIFO threads are time-sliced too. */
 static int rr_observe(struct rtb_ctx *ctx, struct rr_run *run, enum rtb_policy policy,
-		      uint64_t duration_ns)
+		      bool first_above, uint64_t duration_ns)
 {
 	uint32_t created = 0;
 	int rc;
@@ -549,9 +626,11 @@ static int rr_observe(struct rtb_ctx *ctx, struct rr_run *run, enum rtb_policy p
 		run->threads[i].nsegs = 0;
 		run->threads[i].overflow = false;
 	}
-	rc = rtb_port_thread_set_priority(NULL, RR_SETUP_PRIO);
+	rc = rtb_port_thread_set_priority(NULL, RR_SETUP_PRIO + (first_above ? 1 : 0));
 	for (uint32_t i = 0; i < run->n && rc == RTB_OK; i++) {
-		struct rtb_thread_attr a = {.name = "thr-rr", .prio = RR_PRIO, .policy = policy};
+		struct rtb_thread_attr a = {.name = "thr-rr",
+					    .prio = RR_PRIO + (first_above && i == 0 ? 1 : 0),
+					    .policy = policy};
 		rc = rtb_port_thread_create(&run->threads[i].thread, &a, rr_main, &run->threads[i]);
 		if (rc == RTB_OK)
 			created++;
@@ -661,7 +740,10 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 	enum rtb_policy platform = policy == 1 ? RTB_POLICY_FIFO : RTB_POLICY_RR;
 	uint64_t n = rtb_ctx_count(ctx, "threads", 3, 3, 3);
 	uint64_t rotations = rtb_ctx_count(ctx, "thr.rr.behavior.rotations", 2, 5, 20);
-	char interval[32], timeslice[32];
+	char interval[32], timeslice[32], no_fifo[RTB_LINE_MAX];
+	/* the port's FIFO threads share the CPU among equal priorities: the
+	 * unfair schedules come from a priority above instead */
+	const char *fifo_lack = rtb_port_lacks("policy_fifo", no_fifo, sizeof(no_fifo));
 	struct rr_run *run = NULL;
 	struct rtb_thr_rr_segment *merged = NULL;
 	struct rtb_thr_rr_slice *slices = NULL;
@@ -675,8 +757,9 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 				    RTB_THR_RR_THREADS_MAX);
 	if (rotations < 1 || rotations > 1000)
 		return rtb_ctx_fail(ctx, RTB_E_INVALID, "rotations must be 1..1000");
-	if (rtb_port_info()->prio_max < RR_SETUP_PRIO)
-		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least three priority levels");
+	if (rtb_port_info()->prio_max < RR_SETUP_PRIO + (fifo_lack != NULL ? 1 : 0))
+		return rtb_ctx_fail(ctx, RTB_E_UNSUPPORTED, "needs at least %d priority levels",
+				    RR_SETUP_PRIO + (fifo_lack != NULL ? 2 : 1));
 
 	uint64_t os_slice_ns = rr_os_slice(interval, timeslice);
 	uint64_t plan_slice_ns = os_slice_ns != 0 ? os_slice_ns : RR_DEFAULT_SLICE_NS;
@@ -684,7 +767,11 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		rtb_ctx_count(ctx, "thr.rr.behavior.duration_ms", 0, 0, 0) * 1000000u;
 	if (duration_ns == 0)
 		duration_ns = plan_slice_ns * (n * rotations + 1);
-	uint64_t control_ns = plan_slice_ns * 3;
+	/* three slices and two OS ticks: the check explains a difference of up
+	 * to one tick, a whole slice on an OS that slices at the tick, and the
+	 * other tick is room for time the threads are off the CPU */
+	uint64_t tick = tick_ticks();
+	uint64_t control_ns = plan_slice_ns * 3 + (tick != 0 ? 2 * rtb_ticks_to_ns(tick) : 0);
 	/* both runs must fit the time budget with room to spare */
 	uint64_t now = rtb_port_counter_read();
 	uint64_t budget_ns = (int64_t)(ctx->budget_end_ticks - now) > 0
@@ -731,14 +818,15 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 	}
 
 	struct rtb_thr_rr_params params = {.nthreads = run->n,
-					   .explained_ticks = tick_ticks(),
+					   .explained_ticks = tick,
 					   .expected_ticks = rtb_ns_to_ticks(os_slice_ns)};
 	struct rtb_thr_rr_summary sum, csum;
 	struct rtb_verdict v;
 	char a[32], b[32], reason[RTB_LINE_MAX];
 
 	/* the platform under test */
-	rc = rr_observe(ctx, run, platform, duration_ns);
+	rc = rr_observe(ctx, run, platform, platform == RTB_POLICY_FIFO && fifo_lack != NULL,
+			duration_ns);
 	if (rc != RTB_OK)
 		goto out;
 	bool overflow = rr_overflowed(run);
@@ -761,6 +849,8 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		"%" RTB_PRIu32 " threads at relative priority %d under %s, each busy until a "
 		"common end time %s after release",
 		run->n, RR_PRIO, platform == RTB_POLICY_RR ? "round robin" : "FIFO", a);
+	if (platform == RTB_POLICY_FIFO && fifo_lack != NULL)
+		rtb_verdict_evidence(&v, "first thread a priority above the others: %s", fifo_lack);
 	if (os_slice_ns != 0) {
 		fmt_ms(b, sizeof(b), os_slice_ns);
 		rtb_verdict_evidence(&v,
@@ -827,7 +917,7 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 
 	/* negative control: the same threads under FIFO, judged against the
 	 * slices this platform just gave (or the OS's statement) */
-	rc = rr_observe(ctx, run, RTB_POLICY_FIFO, control_ns);
+	rc = rr_observe(ctx, run, RTB_POLICY_FIFO, fifo_lack != NULL, control_ns);
 	if (rc == RTB_OK) {
 		nsegs = rr_merge(run, merged);
 		params.end_ticks = run->end_ticks;
@@ -839,11 +929,21 @@ static int run_rr_behavior(struct rtb_ctx *ctx)
 		rr_summary_lines(&v, true, slices, &csum, run->n);
 		rtb_verdict_control_evidence(&v, "outcome %s: %s", rtb_outcome_name(co), reason);
 		fmt_ms(a, sizeof(a), control_ns);
-		rtb_verdict_conclude(&v, co,
-				     "the same %" RTB_PRIu32
-				     " threads under FIFO for %s, where the first one keeps the "
-				     "CPU and the others starve",
-				     run->n, a);
+		if (fifo_lack != NULL)
+			rtb_verdict_conclude(
+				&v, co,
+				"the same %" RTB_PRIu32
+				" threads for %s, the first a priority above the others "
+				"(FIFO threads share the CPU here), where it keeps the CPU "
+				"and the others starve",
+				run->n, a);
+		else
+			rtb_verdict_conclude(
+				&v, co,
+				"the same %" RTB_PRIu32
+				" threads under FIFO for %s, where the first one keeps the "
+				"CPU and the others starve",
+				run->n, a);
 	} else {
 		rtb_verdict_conclude(&v, RTB_INCONCLUSIVE, "FIFO threads could not be run: %s",
 				     ctx->reason);

@@ -218,7 +218,10 @@ bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint3
 {
 	if (*counter == want)
 		return true;
-	while (*counter != want && !rtb_ctx_expired(ctx))
+	/* until reached or passed (wrap-safe): a counter that went past want
+	 * (the other thread ran twice, preempted by a time slice) will not come
+	 * back to it, and waiting would only use up the budget */
+	while ((int32_t)(*counter - want) < 0 && !rtb_ctx_expired(ctx))
 		rtb_port_thread_yield();
 	return false;
 }

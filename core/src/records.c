@@ -45,6 +45,32 @@ static void emit_caps(struct rtb_json *j, const char *key, uint32_t caps)
 	rtb_json_arr_end(j);
 }
 
+/* "os_config": {"name": ..., "settings": [{"name","value","from"}...]}, when
+ * the port describes its OS's build-time configuration. */
+static void emit_os_config(struct rtb_json *j, const struct rtb_port_info *info)
+{
+	bool named = info->os_config != NULL && info->os_config[0] != '\0';
+
+	if (!named && (info->os_settings == NULL || info->os_nsettings == 0))
+		return;
+	rtb_json_key(j, "os_config");
+	rtb_json_obj_begin(j);
+	if (named)
+		rtb_json_kstr(j, "name", info->os_config);
+	rtb_json_key(j, "settings");
+	rtb_json_arr_begin(j);
+	for (uint32_t i = 0; info->os_settings != NULL && i < info->os_nsettings; i++) {
+		const struct rtb_port_setting *s = &info->os_settings[i];
+		rtb_json_obj_begin(j);
+		rtb_json_kstr(j, "name", s->name);
+		rtb_json_kstr(j, "value", s->value);
+		rtb_json_kstr(j, "from", s->from != NULL ? s->from : "");
+		rtb_json_obj_end(j);
+	}
+	rtb_json_arr_end(j);
+	rtb_json_obj_end(j);
+}
+
 const char *rtb_caps_first_missing(uint32_t needed, uint32_t have)
 {
 	for (uint32_t i = 0; i < RTB_ARRAY_SIZE(cap_names); i++) {
@@ -200,6 +226,7 @@ void rtb_emit_meta(const struct rtb_args *a, const struct rtb_counter_step *step
 	rtb_json_kstr(j, "irq_source", info->irq_source);
 	rtb_json_kstr(j, "degraded", info->degraded);
 	emit_caps(j, "caps", info->caps);
+	emit_os_config(j, info);
 	rtb_json_ku64(j, "raw_max", a->raw_max);
 	rtb_json_ku64(j, "length_ppm", rtb_length_ppm);
 	rtb_json_key(j, "options");

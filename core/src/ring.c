@@ -15,6 +15,16 @@
  * is not the predecessor, or is the thread itself (the yield did not
  * switch), is counted invalid, never kept.
  *
+ * Preemption among equal priorities. On an OS that time-slices them (for
+ * all threads, as FreeRTOS built with time slicing does), the end of a slice
+ * can stop a thread anywhere in the loop. A thread marks its t_yield not
+ * taken (RING_UNTAKEN) before it names itself the last yielder, so a
+ * successor that runs before the t_yield is taken does not pair its t1 with
+ * the previous round's; and a t_yield taken after the successor's t1 (the
+ * successor stopped between its t1 and its reads, the predecessor ran
+ * again) is not a switch either. Both are counted invalid. Everything added
+ * comes before t_yield is taken: the timed path is unchanged.
+ *
  * The controller stays out of the ring: it creates the threads suspended
  * while raised to relative 2 (so none runs early), starts them, drops to
  * relative 0 (below the ring) and waits, blocked, until every ring thread
@@ -30,6 +40,7 @@
 #define RING_PRIO 1
 #define RING_NONE UINT32_MAX
 #define SAMPLE_INVALID UINT64_MAX
+#define RING_UNTAKEN UINT64_MAX /* t_yield: not taken since this member last ran */
 
 struct ring;
 
@@ -75,6 +86,7 @@ static void ring_main(void *arg)
 	me->leader = k == 0;
 	me->pred = rg->from; /* RING_NONE for the leader: learnt on its first return */
 	while (!rg->stop) {
+		me->t_yield = RING_UNTAKEN;
 		rg->from = me->index;
 		me->t_yield = rtb_port_counter_read();
 		rtb_port_thread_yield();
@@ -85,8 +97,12 @@ static void ring_main(void *arg)
 		if (me->pred == RING_NONE && from != me->index)
 			me->pred = from;
 		uint64_t v = SAMPLE_INVALID;
-		if (from == me->pred && from != me->index)
-			v = t1 - rg->members[from].t_yield;
+		if (from == me->pred && from != me->index) {
+			uint64_t t_yield = rg->members[from].t_yield;
+			/* taken, and before t1 (wrap-safe) */
+			if (t_yield != RING_UNTAKEN && (int64_t)(t1 - t_yield) >= 0)
+				v = t1 - t_yield;
+		}
 		if (me->nsamples < rg->cap) {
 			me->samples[me->nsamples].ticks = v;
 			me->samples[me->nsamples].t1 = t1;
@@ -172,7 +188,8 @@ static void ring_warnings(const struct rtb_ctx *ctx, const char *id, const struc
 		rtb_emit_log(id, "warning",
 			     "ring of %" RTB_PRIu32
 			     " threads: a thread returned from yield more often "
-			     "than the ring order allows (no real-time policy?)",
+			     "than the ring order allows (no real-time policy, or a time "
+			     "slice ended inside a switch?)",
 			     n);
 	if (r->count + r->warmup_count + r->invalid < samples + warm)
 		rtb_emit_log(id, "warning",
@@ -186,7 +203,8 @@ static void ring_warnings(const struct rtb_ctx *ctx, const char *id, const struc
 		rtb_emit_log(id, "warning",
 			     "ring of %" RTB_PRIu32
 			     " threads: %llu switches went to a thread other "
-			     "than the expected successor (counted invalid)",
+			     "than the expected successor, or a time slice ended inside "
+			     "one (counted invalid)",
 			     n, (unsigned long long)r->invalid);
 }
 

@@ -81,10 +81,13 @@ int rtb_run_scenario(const struct rtb_scenario *s, enum rtb_profile profile, uin
 			rtb_fmt(ctx.reason, sizeof(ctx.reason),
 				"needs a real-time scheduling policy, which this run does not "
 				"have");
-		else
+		else {
+			char why[RTB_LINE_MAX];
+			const char *lack = rtb_port_lacks(missing, why, sizeof(why));
 			rtb_fmt(ctx.reason, sizeof(ctx.reason),
-				"needs the '%s' service, which the %s port lacks", missing,
-				info->port);
+				"needs the '%s' service, which the %s port lacks%s%s", missing,
+				info->port, lack != NULL ? ": " : "", lack != NULL ? lack : "");
+		}
 		rtb_emit_end("scenario", s->name, "unsupported", ctx.reason, 0, NULL);
 		return RTB_E_UNSUPPORTED;
 	}

@@ -343,3 +343,13 @@ void rtb_note_thread_memory(const char *scenario, uint64_t threads)
 		     (unsigned long long)(kib % 1024 * 10 / 1024),
 		     (unsigned long long)(stack / 1024));
 }
+
+const char *rtb_port_lacks(const char *what, char *buf, size_t len)
+{
+	char key[48];
+
+	rtb_fmt(key, sizeof(key), "lacks.%s", what);
+	if (len == 0 || rtb_port_property(key, buf, len) != RTB_OK || buf[0] == '\0')
+		return NULL;
+	return buf;
+}

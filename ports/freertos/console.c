@@ -117,6 +117,8 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 		CFG(configUSE_TICKLESS_IDLE),
 		CFG(configUSE_PORT_OPTIMISED_TASK_SELECTION),
 		CFG(configCHECK_FOR_STACK_OVERFLOW),
+		CFG(configASSERT_DEFINED),
+		CFG(configGENERATE_RUN_TIME_STATS),
 		CFG(configUSE_TRACE_FACILITY),
 		CFG(configMINIMAL_STACK_SIZE),
 		CFG(configTOTAL_HEAP_SIZE),

@@ -23,9 +23,25 @@
  * interrupt was never taken). The counter is a board timer of known
  * frequency extended to 64 bits (the DWT cycle counter is not modelled by
  * QEMU); time_ns is derived from it, sleeps are vTaskDelay to the tick
- * boundary at or after the deadline. Not claimed: round-robin off (FreeRTOS
- * time-slices equal priorities or not, per build, not per task), suspending
- * another task, the POSIX IPC channels, cache flush (no data cache).
+ * boundary at or after the deadline.
+ *
+ * Scheduling policy follows the build, not the thread: FreeRTOS time-slices
+ * equal priorities or not for the whole kernel. With configUSE_TIME_SLICING
+ * 1 (and preemption), equal priorities take turns at every tick: round-robin
+ * (RTB_CAP_POLICY_RR) is claimed with a one-tick slice (rr_interval_ns: a
+ * slice ends at the next tick, so one begun between ticks is shorter), and
+ * RTB_POLICY_FIFO threads are sliced too, which the port says
+ * (lacks.policy_fifo). With 0, equal priorities run first come, first
+ * served, and round-robin is not claimed (lacks.policy_rr). Each reason
+ * names the setting of the FreeRTOSConfig.h the image was built with.
+ *
+ * The image reports its configuration (os_config in the meta record): a
+ * "production" build has the kernel's run-time checks off (configASSERT
+ * undefined, configCHECK_FOR_STACK_OVERFLOW 0), a "checked" one has either
+ * on; with the settings that change what is measured, read from the build.
+ *
+ * Not claimed: suspending another task, the POSIX IPC channels, cache flush
+ * (no data cache).
  */
 #include "port_freertos.h"
 
@@ -34,15 +50,66 @@
 #include "fw_console.h"
 #include "rtb/core.h"
 
+/* Equal priorities take turns at the tick (tasks.c: xTaskIncrementTick). */
+#define FRT_TIME_SLICED (configUSE_PREEMPTION == 1 && configUSE_TIME_SLICING == 1)
+#if FRT_TIME_SLICED
+#define FRT_CAP_RR RTB_CAP_POLICY_RR
+#else
+#define FRT_CAP_RR 0
+#endif
+
 #define CAPS                                                                                  \
 	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_MUTEX_INHERIT | \
 	 RTB_CAP_MQ | RTB_CAP_EVT | RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE |  \
-	 RTB_CAP_THREAD_DELETE_LIVE)
+	 RTB_CAP_THREAD_DELETE_LIVE | FRT_CAP_RR)
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 struct cm_counter_state cm_counter_state;
+
+/* ---- the configuration built ------------------------------------------------ */
+
+#define FRT_ON_OFF(x) ((x) ? "on" : "off")
+#if configASSERT_DEFINED == 1 || configCHECK_FOR_STACK_OVERFLOW > 0
+#define FRT_CONFIG_NAME "checked"
+#else
+#define FRT_CONFIG_NAME "production"
+#endif
+
+static char tick_text[24], stack_text[16];
+
+/* What changes the measured paths or behaviour (judged from tasks.c and the
+ * Cortex-M3 port): the tick (sleeps, timeouts, the slice), preemption and
+ * time slicing (who runs), the task selection (every switch), tickless idle
+ * (the tick's path), run-time stats (a counter read at every switch),
+ * asserts (checks on every kernel call) and stack checking (every switch). */
+static struct rtb_port_setting settings[] = {
+	{"tick", tick_text, "configTICK_RATE_HZ"},
+	{"preemption", NULL, "configUSE_PREEMPTION"},
+	{"time slicing", NULL, "configUSE_TIME_SLICING"},
+	{"optimised task selection", NULL, "configUSE_PORT_OPTIMISED_TASK_SELECTION"},
+	{"tickless idle", NULL, "configUSE_TICKLESS_IDLE"},
+	{"run-time stats", NULL, "configGENERATE_RUN_TIME_STATS"},
+	{"asserts", NULL, "configASSERT"},
+	{"stack check", stack_text, "configCHECK_FOR_STACK_OVERFLOW"},
+};
+
+static void config_texts(void)
+{
+	rtb_fmt(tick_text, sizeof(tick_text), "%lu Hz", (unsigned long)configTICK_RATE_HZ);
+	settings[1].value = FRT_ON_OFF(configUSE_PREEMPTION);
+	settings[2].value = FRT_ON_OFF(configUSE_TIME_SLICING);
+	settings[3].value = FRT_ON_OFF(configUSE_PORT_OPTIMISED_TASK_SELECTION);
+	settings[4].value = FRT_ON_OFF(configUSE_TICKLESS_IDLE);
+	settings[5].value = FRT_ON_OFF(configGENERATE_RUN_TIME_STATS);
+	settings[6].value = FRT_ON_OFF(configASSERT_DEFINED);
+	if (configCHECK_FOR_STACK_OVERFLOW > 0)
+		rtb_fmt(stack_text, sizeof(stack_text), "method %d",
+			(int)configCHECK_FOR_STACK_OVERFLOW);
+	else
+		rtb_fmt(stack_text, sizeof(stack_text), "off");
+}
 
 static struct rtb_port_info info = {
 	.port = "freertos",
@@ -63,6 +130,9 @@ static struct rtb_port_info info = {
 	.cpu = 0,
 	.cpu_count = 1,
 	.degraded = "",
+	.os_config = FRT_CONFIG_NAME,
+	.os_settings = settings,
+	.os_nsettings = RTB_ARRAY_SIZE(settings),
 };
 
 const char *rtb_port_strerror(int err)
@@ -77,6 +147,7 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 		return RTB_E_INVALID;
 	}
 	info.degraded = "";
+	config_texts();
 	info.counter_hz = cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : BOARD_COUNTER_HZ;
 	vTaskPrioritySet(NULL, FRT_NATIVE(0));
 	return RTB_OK;
@@ -88,6 +159,8 @@ void rtb_port_fini(void)
 
 const struct rtb_port_info *rtb_port_info(void)
 {
+	if (tick_text[0] == '\0')
+		config_texts();
 	return &info;
 }
 
@@ -113,8 +186,19 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		rtb_fmt(buf, len, "0");
 		return RTB_OK;
 	}
-	if (rtb_strcmp(key, "rr_interval_ns") == 0 && configUSE_TIME_SLICING) {
+	if (rtb_strcmp(key, "rr_interval_ns") == 0 && FRT_TIME_SLICED) {
 		rtb_fmt(buf, len, "%lu", (unsigned long)(1000000000ul / configTICK_RATE_HZ));
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "lacks.policy_rr") == 0 && !FRT_TIME_SLICED) {
+		rtb_fmt(buf, len, "%s is 0 in this image's FreeRTOSConfig.h",
+			configUSE_PREEMPTION ? "configUSE_TIME_SLICING" : "configUSE_PREEMPTION");
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "lacks.policy_fifo") == 0 && FRT_TIME_SLICED) {
+		rtb_fmt(buf, len,
+			"configUSE_TIME_SLICING is 1 in this image's FreeRTOSConfig.h (equal "
+			"priorities take turns every tick)");
 		return RTB_OK;
 	}
 	return RTB_E_UNSUPPORTED;
@@ -242,6 +326,7 @@ void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
 	rtb_fw_fatal(line, 0);
 }
 
+/* configASSERT's failure in the checked configuration (config-checked/). */
 void rtb_freertos_assert_failed(const char *file, int line)
 {
 	char text[160];

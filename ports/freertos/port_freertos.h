@@ -28,5 +28,8 @@ TickType_t frt_ticks_ceil(uint64_t ns);
 /* The console (console.c, on ports/common/fw_console.c): its tasks, its
  * lock, the board's start. Before the scheduler. */
 void frt_console_start(void);
+/* A failed configASSERT (the checked configuration): one `#rtb err` line,
+ * then the image stops. */
+void rtb_freertos_assert_failed(const char *file, int line);
 
 #endif /* RTB_PORT_FREERTOS_H */

@@ -190,6 +190,12 @@ static bool str_is(int line, const char *path, const char *want)
 	return true;
 }
 
+static bool item_is(const struct jv *obj, const char *key, const char *want)
+{
+	const char *s = jv_str(jv_get(obj, key));
+	return s != NULL && strcmp(s, want) == 0;
+}
+
 static bool u64_is(int line, const char *path, uint64_t want)
 {
 	uint64_t v;
@@ -286,6 +292,26 @@ static void test_missing_caps(void)
 	CHECK(run_one(&scn_needs_ipc, RTB_PROFILE_QUICK, NULL, 0) == RTB_E_UNSUPPORTED);
 	CHECK(calls == 0);
 	CHECK(str_is(0, "reason", "needs the 'ipc_sysv_sem' service, which the fake port lacks"));
+
+	/* the port says why it lacks the service (property lacks.<cap>), and the
+	 * reason carries it (run_one would reset the fake's answer: the
+	 * scenario is run here directly) */
+	fake_set_caps(RTB_CAP_MQ);
+	fake_reset();
+	fake_property_key = "lacks.irq";
+	fake_property_value = "IRQ_TIMER is 0 in this build";
+	calls = 0;
+	CHECK(rtb_run_scenario(&scn_needs_mq, RTB_PROFILE_QUICK, 77, NULL, 0) == RTB_E_UNSUPPORTED);
+	read_console();
+	CHECK(calls == 0);
+	CHECK(str_is(0, "reason",
+		     "needs the 'irq' service, which the fake port lacks: IRQ_TIMER is 0 in this "
+		     "build"));
+	char why[64];
+	CHECK(rtb_port_lacks("irq", why, sizeof(why)) == why);
+	CHECK(strcmp(why, "IRQ_TIMER is 0 in this build") == 0);
+	CHECK(rtb_port_lacks("mq", why, sizeof(why)) == NULL);
+	fake_reset();
 	fake_set_caps(0);
 }
 
@@ -449,6 +475,13 @@ static void test_ctx(void)
 	CHECK(!rtb_ctx_settle(&ctx, &settle_counter, 1));
 	CHECK(fake_counter >= ctx.budget_end_ticks);
 	CHECK(fake_yields > 0 && fake_yields <= 1000);
+
+	/* gone past (the other thread ran twice): invalid at once, no waiting
+	 * for a value that will not come back */
+	fake_reset();
+	settle_counter = 7;
+	CHECK(!rtb_ctx_settle(&ctx, &settle_counter, 5));
+	CHECK_EQ_U64(fake_yields, 0);
 
 	fake_reset();
 	fake_stop = true; /* a stop request also ends the wait */
@@ -643,6 +676,7 @@ static void test_run_command(void)
 	CHECK(o != NULL && o->n == 2 && strcmp(o->keys[1], "a.b") == 0 &&
 	      strcmp(o->items[1].text, "c=d") == 0);
 	CHECK(jv_get(lines[0], "scenario") == NULL);
+	CHECK(jv_get(lines[0], "os_config") == NULL); /* the fake says nothing of it */
 	CHECK(str_is(1, "type", "end"));
 	CHECK(str_is(1, "scenario", "test.ok"));
 	CHECK(str_is(1, "status", "ok"));
@@ -671,6 +705,26 @@ static void test_run_command(void)
 	CHECK(str_is(0, "profile", "quick"));
 	CHECK(u64_is(0, "raw_max", RTB_RAW_DEFAULT));
 	CHECK(seen_iterations == 10);
+
+	/* the OS configuration the port reads from its build, in order */
+	static const struct rtb_port_setting settings[] = {
+		{"tick", "1000 Hz", "TICK_HZ"},
+		{"asserts", "off", "ASSERT"},
+	};
+	fake_set_os_config("production", settings, RTB_ARRAY_SIZE(settings));
+	rc = main_with(calibrated, 0);
+	fake_set_os_config(NULL, NULL, 0);
+	CHECK(rc == 0);
+	CHECK(str_is(0, "os_config.name", "production"));
+	const struct jv *cfg = nlines > 0 ? jv_path(lines[0], "os_config.settings") : NULL;
+	CHECK(cfg != NULL && cfg->type == JV_ARR && cfg->n == 2);
+	if (cfg != NULL && cfg->type == JV_ARR && cfg->n == 2) {
+		CHECK(item_is(&cfg->items[0], "name", "tick"));
+		CHECK(item_is(&cfg->items[0], "value", "1000 Hz"));
+		CHECK(item_is(&cfg->items[0], "from", "TICK_HZ"));
+		CHECK(item_is(&cfg->items[1], "name", "asserts"));
+		CHECK(item_is(&cfg->items[1], "value", "off"));
+	}
 
 	/* a stop request ends the run after the current scenario */
 	static const char *const stopping[] = {"rtbench-core", "run",	  "--scenario", "test.stop",

@@ -14,6 +14,9 @@ FAKE_FREERTOS_MODE makes it misbehave:
   noboot        never say ready
   wrong         say it is another machine
 FAKE_FREERTOS_LOG: a file that gets its argument list, one line per start.
+FAKE_FREERTOS_CONFIG=production|checked: the meta records say FreeRTOS and
+carry the image's os_config of that kind, as the image's do (without it they
+are the host core's, as they are).
 """
 
 from __future__ import annotations
@@ -76,6 +79,36 @@ def facts(icount: str | None) -> dict[str, object]:
     }
 
 
+def os_config(kind: str) -> dict[str, object]:
+    """The meta record's os_config of the image built production or checked."""
+    checked = kind == "checked"
+    settings = [
+        ("tick", "1000 Hz", "configTICK_RATE_HZ"),
+        ("preemption", "on", "configUSE_PREEMPTION"),
+        ("time slicing", "on", "configUSE_TIME_SLICING"),
+        ("optimised task selection", "off", "configUSE_PORT_OPTIMISED_TASK_SELECTION"),
+        ("tickless idle", "off", "configUSE_TICKLESS_IDLE"),
+        ("run-time stats", "off", "configGENERATE_RUN_TIME_STATS"),
+        ("asserts", "on" if checked else "off", "configASSERT"),
+        ("stack check", "method 2" if checked else "off", "configCHECK_FOR_STACK_OVERFLOW"),
+    ]
+    return {
+        "name": kind,
+        "settings": [{"name": n, "value": v, "from": f} for n, v, f in settings],
+    }
+
+
+def as_image(line: str, kind: str) -> str:
+    """A record line of the host core as the image would write it (meta only)."""
+    if not kind or not line.startswith("{"):
+        return line
+    record = json.loads(line)
+    if record.get("type") != "meta":
+        return line
+    record.update(os="FreeRTOS", os_release="V11.1.0", os_config=os_config(kind))
+    return json.dumps(record)
+
+
 class Image:
     def __init__(self, argv: list[str]) -> None:
         self.icount = argv[argv.index("-icount") + 1] if "-icount" in argv else None
@@ -110,7 +143,7 @@ class Image:
                 line = raw.decode(errors="replace").rstrip("\n")
                 if self.hung:
                     continue
-                say(line)
+                say(as_image(line, os.environ.get("FAKE_FREERTOS_CONFIG", "")))
                 if crash:
                     process.kill()
                     os._exit(3)

@@ -11,6 +11,11 @@ second run refused while one runs, `term` ending a run early, identical
 figures from two boots under QEMU's -icount, an image built with a
 configuration that defines no configASSERT (as production builds do), and a
 kernel edited after a build: rebuilt, said modified, and measured slower.
+The scheduling policies follow the configuration built: with time slicing
+(the production configuration) THR-B-RR and THR-B-NEW's round-robin checks
+pass with their controls and the FIFO checks are unsupported, naming
+configUSE_TIME_SLICING; without it, the reverse. The image reports its
+configuration in the meta record.
 """
 
 from __future__ import annotations
@@ -52,6 +57,18 @@ def board(elf: Path) -> Iterator[frt.Image]:
         yield img
     finally:
         img.close()
+
+
+@pytest.fixture(scope="module")
+def elf_no_slicing(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The production configuration with configUSE_TIME_SLICING 0."""
+    config = tmp_path_factory.mktemp("frt-noslice-config")
+    production = frt.ROOT / "ports" / "freertos" / "config" / "FreeRTOSConfig.h"
+    (config / "FreeRTOSConfig.h").write_text(
+        f'#include "{production}"\n'
+        "#undef configUSE_TIME_SLICING\n#define configUSE_TIME_SLICING 0\n"
+    )
+    return frt.build(tmp_path_factory.mktemp("frt-noslice-build"), config)
 
 
 def run_one(img: frt.Image, name: str, *extra: str) -> frt.RunResult:
@@ -111,6 +128,85 @@ def test_behaviour_verdicts_with_controls(board: frt.Image) -> None:
     # the same boot keeps answering: a POSIX-only scenario is unsupported
     ipc = run_one(board, "ipc.signal.roundtrip")
     assert ipc.end_status("ipc.signal.roundtrip") == "unsupported"
+
+
+def _settings(res: frt.RunResult) -> dict[str, str]:
+    config = res.of_type("meta")[0]["os_config"]
+    return {str(s["name"]): str(s["value"]) for s in config["settings"]}
+
+
+NEW_CHECKS = ("lower_waits", "equal_to_tail", "equal_after_yield", "higher_preempts")
+
+
+def test_round_robin_follows_time_slicing_on(elf: Path) -> None:
+    img = frt.Image(elf, ICOUNT_SHIFT)  # deterministic: a slice is 1 ms of instructions
+    try:
+        new = run_one(img, "thr.create.behavior")
+        rr = run_one(img, "thr.rr.behavior")
+        forced = run_one(img, "thr.rr.behavior", "--set", "thr.rr.behavior.policy=fifo")
+    finally:
+        img.close()
+    meta = new.of_type("meta")[0]
+    assert meta["os_config"]["name"] == "production"
+    settings = _settings(new)
+    assert settings["time slicing"] == "on" and settings["preemption"] == "on"
+    assert settings["asserts"] == "off" and settings["stack check"] == "off"
+    assert settings["tick"] == "1000 Hz"
+    assert "policy_rr" in meta["caps"]
+    for check in NEW_CHECKS:
+        v = verdict(new, f"rr.{check}")
+        assert (v["outcome"], v["control"]["outcome"]) == ("pass", "caught"), v
+        fifo = verdict(new, f"fifo.{check}")
+        assert fifo["outcome"] == "unsupported", fifo
+        assert "configUSE_TIME_SLICING is 1 in this image's FreeRTOSConfig.h" in fifo["reason"]
+    # the busy work fits in the one-tick slice
+    assert any("time slice is 1.000 ms" in e for e in verdict(new, "rr.equal_to_tail")["evidence"])
+    fair = verdict(rr, "fairness")
+    assert (fair["outcome"], fair["control"]["outcome"]) == ("pass", "caught"), fair
+    assert any("OS time slice: 1.000 ms" in e for e in fair["evidence"]), fair
+    unfair = verdict(forced, "fairness")  # the platform made to starve: must fail
+    assert unfair["outcome"] == "fail" and "never got a time slice" in unfair["reason"], unfair
+
+
+def test_the_yield_ring_keeps_only_real_switches_under_time_slicing(elf: Path) -> None:
+    """With time slicing the tick can stop a ring thread between its marks and
+    its yield, or between its t1 and its reads: such a sample is no switch
+    (before, one paired times from two rounds and wrapped below zero into a
+    maximum of 2^64 ticks); it must be counted invalid and said."""
+    img = frt.Image(elf, ICOUNT_SHIFT)
+    try:
+        res = run_one(img, "thr.switch.yield", "--set", "threads=5")
+    finally:
+        img.close()
+    (result,) = res.of_type("result")
+    stats = result["stats"]
+    hz = res.of_type("meta")[0]["counter"]["hz"]
+    assert stats["count"] > 0 and stats["max"] < hz / 1000, stats  # under 1 ms
+    assert stats["mean"] < 2 * stats["p50"], stats
+    logs = [r["message"] for r in res.of_type("log")]
+    assert any("a time slice ended inside one (counted invalid)" in m for m in logs), logs
+
+
+def test_round_robin_is_unsupported_without_time_slicing_and_says_why(
+    elf_no_slicing: Path,
+) -> None:
+    img = frt.Image(elf_no_slicing, ICOUNT_SHIFT)
+    try:
+        new = run_one(img, "thr.create.behavior")
+        rr = run_one(img, "thr.rr.behavior")
+    finally:
+        img.close()
+    assert _settings(new)["time slicing"] == "off"
+    assert "policy_rr" not in new.of_type("meta")[0]["caps"]
+    why = "configUSE_TIME_SLICING is 0 in this image's FreeRTOSConfig.h"
+    for check in NEW_CHECKS:
+        v = verdict(new, f"fifo.{check}")
+        assert (v["outcome"], v["control"]["outcome"]) == ("pass", "caught"), v
+        unsupported = verdict(new, f"rr.{check}")
+        assert unsupported["outcome"] == "unsupported" and why in unsupported["reason"]
+    assert rr.end_status("thr.rr.behavior") == "unsupported"
+    (end,) = [r for r in rr.of_type("end") if r.get("scenario") == "thr.rr.behavior"]
+    assert why in end["reason"], end
 
 
 def test_busy_and_term(board: frt.Image) -> None:

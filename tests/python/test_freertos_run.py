@@ -86,6 +86,39 @@ def test_deterministic_runs_give_identical_figures(run_cli: RunCli, tmp_path: Pa
     assert not differ, differ
 
 
+def test_checks_on_measures_the_checked_configuration_and_says_so(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """checks=on builds its own image (configASSERT, stack checking): every report
+    says which configuration was measured, the checks lengthen the paths, and
+    compare names the settings that differ."""
+    outs = {}
+    for kind, spec in (("production", SPEC), ("checked", SPEC + ",checks=on")):
+        out = tmp_path / kind
+        done = run_cli(
+            "run", "--target", spec, "--deterministic", "--only", "sem.wait.block",
+            "--set", "waiters=1", "--out", str(out), timeout=900,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert f"{kind} configuration: tick 1000 Hz" in " ".join(done.stdout.split())
+        data = _results(out)
+        meta = next(s["meta"] for s in data["scenarios"] if s.get("meta"))
+        assert meta["os_config"]["name"] == kind
+        settings = {x["name"]: x["value"] for x in meta["os_config"]["settings"]}
+        on = kind == "checked"
+        assert settings["asserts"] == ("on" if on else "off")
+        assert settings["stack check"] == ("method 2" if on else "off")
+        outs[kind] = (out, _figures(data))
+    for metric in ("acquire", "release"):
+        production = outs["production"][1][("sem.wait.block", metric)]["p50"]
+        checked = outs["checked"][1][("sem.wait.block", metric)]["p50"]
+        assert checked > production, (metric, production, checked)  # what the checks cost
+    done = run_cli("compare", str(outs["production"][0]), str(outs["checked"][0]), timeout=120)
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    assert "OS setting asserts (configASSERT) differs: A off, B on." in text
+
+
 def test_compare_puts_the_board_next_to_this_machine(run_cli: RunCli, tmp_path: Path) -> None:
     board, here = tmp_path / "board", tmp_path / "here"
     for target, out in ((SPEC, board), ("local", here)):

@@ -20,6 +20,7 @@ from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model import records
 from rtbench.model.results import RESULTS_FILE
+from rtbench.paths import ROOT
 from rtbench.targets.firmware import image as fw_image
 from rtbench.targets.firmware import sources as fw_sources
 from rtbench.targets.firmware import target as fw_target
@@ -142,6 +143,28 @@ def test_the_build_folder_is_keyed_by_checkout_release_and_configuration(tmp_pat
     assert folder != fw_image.build_dir(root, FREERTOS, a, tmp_path / "cfg", "mps2-an385")
 
 
+def test_checks_on_builds_the_checked_configuration_in_a_folder_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fw_target.parse_spec(SPEC)[2:4] == (None, ())
+    assert fw_target.parse_spec(SPEC + ",checks=off")[2:4] == (None, ())
+    assert fw_target.parse_spec(SPEC + ",checks=on,icount=3")[2:4] == (3, (("checks", "on"),))
+    monkeypatch.delenv(FREERTOS.config_env, raising=False)
+    assert fw_image.chosen_config(ROOT, FREERTOS, ()) == (None, [])  # the production one
+    checked, extra = fw_image.chosen_config(ROOT, FREERTOS, (("checks", "on"),))
+    assert checked == ROOT / "ports" / "freertos" / "config-checked" and extra == []
+    assert checked is not None and (checked / "FreeRTOSConfig.h").is_file()
+    kernel = fw_sources.SourceCheckout(tmp_path / "k", "V11.1.0", "abc", "VERSION")
+    production_dir = fw_image.build_dir(ROOT, FREERTOS, kernel, None, "mps2-an385")
+    assert production_dir != fw_image.build_dir(ROOT, FREERTOS, kernel, checked, "mps2-an385")
+    # a folder of one's own and checks=on are two configurations: refused
+    (tmp_path / "FreeRTOSConfig.h").write_text("")
+    monkeypatch.setenv(FREERTOS.config_env, str(tmp_path))
+    assert fw_image.chosen_config(ROOT, FREERTOS, ())[0] == tmp_path.resolve()
+    with pytest.raises(UsageError, match="give one of them"):
+        fw_image.chosen_config(ROOT, FREERTOS, (("checks", "on"),))
+
+
 # ---- what it refuses ---------------------------------------------------------------
 
 
@@ -152,6 +175,8 @@ def test_the_build_folder_is_keyed_by_checkout_release_and_configuration(tmp_pat
         ("qemu:freertos-mps2-an385,cpus=2", "it takes icount=SHIFT"),
         ("qemu:freertos-mps2-an385,icount=11", "from 0 to 10"),
         ("qemu:freertos-mps2-an385,icount=3,icount=4", "Unknown or repeated"),
+        ("qemu:freertos-mps2-an385,checks=yes", "must be on .* or off"),
+        ("qemu:freertos-mps2-an385,checks=on,checks=off", "Unknown or repeated"),
     ],
 )
 def test_bad_specs_are_one_sentence(spec: str, words: str) -> None:
@@ -244,6 +269,64 @@ def test_a_run_records_the_image_its_kernel_and_no_settings(
     (argv,) = _starts(fake_env)
     assert "-icount" not in argv  # the negative control of the test below
     assert argv[argv.index("-M") + 1] == "mps2-an385" and "-no-reboot" in argv
+
+
+PRODUCTION_LINE = (
+    "FreeRTOS V11.1.0, production configuration: tick 1000 Hz, preemption on, time slicing "
+    "on, optimised task selection off, tickless idle off, run-time stats off, asserts off, "
+    "stack check off"
+)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_every_report_shows_the_configuration_the_image_reports(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    env = {**fake_env, "FAKE_FREERTOS_CONFIG": "production"}
+    done = run_cli("run", "--target", SPEC, "--only", "sem.wait.block", "--out", str(out), env=env)
+    assert done.returncode == 0, done.stderr
+    data = _results(out)  # os_config is valid against the schema
+    meta = next(s["meta"] for s in data["scenarios"] if s.get("meta"))
+    assert meta["os_config"]["name"] == "production"
+    assert PRODUCTION_LINE in _words(done.stdout)  # the first screen, wrapped, not cut
+    shown = run_cli("show", str(out))
+    assert PRODUCTION_LINE in _words(shown.stdout)
+    details = run_cli("show", str(out), "--details")
+    assert "asserts off (configASSERT)" in _words(details.stdout)
+    html = (out / "report.html").read_text()
+    assert "production configuration: tick 1000 Hz" in html
+    assert "asserts off, stack check off" in html
+    markdown = run_cli("show", str(out), "--format", "markdown")
+    assert "production configuration: tick 1000 Hz" in markdown.stdout
+
+
+def test_compare_lists_the_os_configuration_differences(
+    run_cli: RunCli, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    outs = []
+    for kind, spec in (("production", SPEC), ("checked", SPEC + ",checks=on")):
+        out = tmp_path / kind
+        env = {**fake_env, "FAKE_FREERTOS_CONFIG": kind}
+        done = run_cli(
+            "run", "--target", spec, "--only", "cal.timestamp", "--out", str(out), env=env
+        )
+        assert done.returncode == 0, done.stderr
+        outs.append(str(out))
+    done = run_cli("compare", *outs)
+    assert done.returncode == 0, done.stderr
+    text = _words(done.stdout)
+    assert "Configuration differences" in text
+    assert "OS configuration differs: A production, B checked." in text
+    assert "OS setting asserts (configASSERT) differs: A off, B on." in text
+    assert (
+        "OS setting stack check (configCHECK_FOR_STACK_OVERFLOW) differs: A off, B method 2."
+        in text
+    )
+    assert "OS setting time slicing" not in text  # the same in both: no difference
 
 
 def test_deterministic_runs_the_board_on_instructions_and_says_so(

@@ -24,8 +24,9 @@
 
 #define RTB_PROTOCOL_VERSION 1
 /* Additions within version 1 that a reader may rely on when present:
- * 1 = `spans` in result records and `clock_pairs` in scenario end records. */
-#define RTB_PROTOCOL_MINOR 1
+ * 1 = `spans` in result records and `clock_pairs` in scenario end records;
+ * 2 = `os_config` in the meta record. */
+#define RTB_PROTOCOL_MINOR 2
 #define RTB_CORE_VERSION "0.1.0"
 
 /* ---- small helpers (no libc in the core) ----------------------------- */
@@ -415,8 +416,8 @@ const char *rtb_ctx_expired_cause(const struct rtb_ctx *ctx);
 bool rtb_ctx_expired_after(const struct rtb_ctx *ctx, uint64_t done, uint64_t total,
 			   const char *what);
 /* The "did the switch happen?" check: true if *counter already equals want.
- * Otherwise yield until it does (or the budget ends) and return false: the
- * sample that expected the switch is then invalid. */
+ * Otherwise yield until it reaches or passes it (or the budget ends) and
+ * return false: the sample that expected the switch is then invalid. */
 bool rtb_ctx_settle(const struct rtb_ctx *ctx, volatile uint32_t *counter, uint32_t want);
 /* After an invalid sample: yield until *counter reaches want or has gone
  * past it (wrap-safe), or the budget ends, so the next sample starts with
@@ -426,6 +427,10 @@ void rtb_ctx_catch_up(const struct rtb_ctx *ctx, volatile uint32_t *counter, uin
  * need ("1000 threads: 62.5 MiB of stacks at 64 KiB each"), when the port
  * says its stack size (property thread_stack_bytes). */
 void rtb_note_thread_memory(const char *scenario, uint64_t threads);
+/* The port's sentence for why it lacks `what`, a capability's name as the
+ * meta record spells it ("policy_rr"; rtb_port_property "lacks.<what>"),
+ * written to buf; NULL when the port gives none. */
+const char *rtb_port_lacks(const char *what, char *buf, size_t len);
 /* Set ctx->reason and return code (for `return rtb_ctx_fail(ctx, RTB_E_..)`). */
 int rtb_ctx_fail(struct rtb_ctx *ctx, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -27,7 +27,7 @@ from rtbench.model.records import params_key
 from rtbench.model.resolution import Resolution
 from rtbench.model.results import ResultsDocument, load, read_samples
 from rtbench.model.summary import MetricSummary
-from rtbench.report.common import VerdictView, first_meta, modified_text, verdicts
+from rtbench.report.common import VerdictView, first_meta, modified_text, os_settings, verdicts
 from rtbench.run.load import KEY as LOAD_KEY
 from rtbench.run.load import summary as load_summary
 
@@ -80,6 +80,9 @@ class System:
             )
         if meta is not None:
             parts.append(f"{meta['os']} {meta['os_release']} {meta['arch']}")
+            config = meta.get("os_config")
+            if isinstance(config, Mapping) and config.get("name"):
+                parts.append(f"{config['name']} configuration")
         else:
             kernel = self.doc.host.get("kernel")
             if isinstance(kernel, Mapping) and kernel.get("release"):
@@ -617,6 +620,32 @@ def _kernel_files_differ(a: ResultsDocument, b: ResultsDocument) -> str:
     return ", ".join(shown)
 
 
+def os_config_differences(base: System, system: System) -> list[str]:
+    """The OS build-time configuration each image reported (meta os_config) where
+    it differs from the baseline's: its kind and each setting. Unknown (a run
+    whose meta has none) is not a difference."""
+    a_meta, b_meta = first_meta(base.doc), first_meta(system.doc)
+    a_config, b_config = (m.get("os_config") if m else None for m in (a_meta, b_meta))
+    if not isinstance(a_config, Mapping) or not isinstance(b_config, Mapping):
+        return []
+    out = []
+    letter = system.letter
+    if a_config.get("name") != b_config.get("name"):
+        out.append(
+            f"OS configuration differs: A {a_config.get('name') or '?'}, "
+            f"{letter} {b_config.get('name') or '?'}."
+        )
+    a_items = {n: (v, where) for n, v, where in os_settings(a_meta)}
+    b_items = {n: (v, where) for n, v, where in os_settings(b_meta)}
+    for name in [*a_items, *(n for n in b_items if n not in a_items)]:
+        a_value = a_items.get(name, ("not reported", ""))[0]
+        b_value, where = b_items.get(name, ("not reported", a_items.get(name, ("", ""))[1]))
+        if a_value != b_value:
+            source = f" ({where})" if where else ""
+            out.append(f"OS setting {name}{source} differs: A {a_value}, {letter} {b_value}.")
+    return out
+
+
 def configuration_warnings(systems: Sequence[System]) -> list[str]:
     """Every difference of version, setup and host between each system and the baseline."""
     out: list[str] = []
@@ -643,6 +672,7 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
         files = _kernel_files_differ(base.doc, system.doc)
         if files:
             out.append(f"kernel files that differ between A and {system.letter}: {files}.")
+        out.extend(os_config_differences(base, system))
         hz = system.doc.calibration.counter.get("hz") if system.doc.calibration else None
         if base_hz and hz and abs(float(hz) / float(base_hz) - 1.0) > 0.01:
             out.append(

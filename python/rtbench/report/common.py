@@ -239,6 +239,37 @@ def first_meta(doc: ResultsDocument) -> Mapping[str, Any] | None:
     return None
 
 
+def os_settings(meta: Mapping[str, Any] | None) -> list[tuple[str, str, str]]:
+    """The OS's build-time settings the meta record reports (os_config: the
+    image read them from its own build), as (name, value, where set)."""
+    config = (meta or {}).get("os_config")
+    settings = config.get("settings") if isinstance(config, Mapping) else None
+    if not isinstance(settings, list):
+        return []
+    return [
+        (str(s.get("name")), str(s.get("value")), str(s.get("from") or ""))
+        for s in settings
+        if isinstance(s, Mapping) and s.get("name") is not None
+    ]
+
+
+def os_config_text(meta: Mapping[str, Any] | None, *, sources: bool = False) -> str | None:
+    """ "production configuration: tick 1000 Hz, preemption on, ..., asserts off,
+    stack check off" (with sources: each setting's macro in brackets); None when
+    the meta record has no os_config (an OS not configured at build time, or
+    an older core)."""
+    config = (meta or {}).get("os_config")
+    if not isinstance(config, Mapping):
+        return None
+    name = config.get("name")
+    items = [
+        f"{n} {v}" + (f" ({where})" if sources and where else "")
+        for n, v, where in os_settings(meta)
+    ]
+    head = f"{name} configuration" if name else "configuration"
+    return f"{head}: {', '.join(items)}" if items else head
+
+
 def core_build(meta: Mapping[str, Any] | None) -> str | None:
     """How the core was built, in one line ("static aarch64, gcc 12.2.0,
     glibc 2.36"); None when its meta record says nothing about it."""

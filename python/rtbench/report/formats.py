@@ -20,7 +20,7 @@ from rtbench.model.results import ResultsDocument
 from rtbench.model.summary import MetricSummary
 from rtbench.report import requirements_table as req_report
 from rtbench.report import terminal
-from rtbench.report.common import STATUS_WORDS, first_meta, row_unit, verdicts
+from rtbench.report.common import STATUS_WORDS, first_meta, os_config_text, row_unit, verdicts
 
 FORMATS = ("text", "markdown", "csv", "json")
 SUMMARY_SCHEMA = "rtbench-summary"
@@ -159,6 +159,9 @@ def markdown(doc: ResultsDocument, *, with_reference: bool = False) -> str:
     meta = first_meta(doc)
     if meta is not None:
         out.append(f"- system: {meta['os']} {meta['os_release']}, {meta['arch']}")
+        config = os_config_text(meta)
+        if config is not None:
+            out.append(f"- {meta['os']} {_md(config)}")
     warnings = [c for c in doc.caveats if c.get("severity") == "warning"]
     if warnings:
         out += ["", "## Caveats", ""]

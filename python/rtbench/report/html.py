@@ -44,6 +44,7 @@ from rtbench.report.common import (
     max_ratio,
     metric_display_names,
     one_line,
+    os_config_text,
     p99_ratio,
     problem_logs,
     problem_units,
@@ -228,6 +229,9 @@ def _system_facts(doc: ResultsDocument) -> str:
         kernel += f", {checkout}"
     if kernel:
         items.append(("kernel", kernel))
+    config = os_config_text(meta)
+    if config is not None:
+        items.append(("configuration", config))
     cpu = _host(doc, "cpus", "model")
     online = _host(doc, "cpus", "count_online")
     arch = (meta or {}).get("arch") or _host(doc, "kernel", "machine")
@@ -634,6 +638,7 @@ def _run_section(doc: ResultsDocument) -> str:
         html += "<h3>Core</h3>" + kv_table(
             [
                 ("operating system", f"{meta['os']} {meta['os_release']}"),
+                ("OS configuration", os_config_text(meta, sources=True) or "-"),
                 ("architecture", meta["arch"]),
                 ("C library", meta.get("libc") or "-"),
                 ("port", meta["port"]),

@@ -38,6 +38,7 @@ from rtbench.report.common import (
     format_value,
     metric_display_names,
     one_line,
+    os_config_text,
     problem_units,
     responses,
     run_seconds,
@@ -159,6 +160,7 @@ def header(doc: ResultsDocument, s: Style, width: int) -> list[str]:
     if meta is not None:
         bits.append(str(meta.get("libc") or meta["port"]))
     out = [head, one_line("system: " + ", ".join(bits), width)]
+    out += _os_config(meta, kernel, width)
     built = core_build(meta)
     if built is not None:
         out.append(one_line(f"core: {built}", width))
@@ -174,6 +176,16 @@ def header(doc: ResultsDocument, s: Style, width: int) -> list[str]:
             )
         )
     return out
+
+
+def _os_config(meta: Mapping[str, Any] | None, kernel: Mapping[str, Any], width: int) -> list[str]:
+    """The OS's build-time configuration the image reported ("FreeRTOS V11.1.0,
+    production configuration: tick 1000 Hz, ..."), wrapped, not cut: its last
+    items (asserts, stack check) change the figures as much as the first."""
+    text = os_config_text(meta)
+    if meta is None or text is None:
+        return []
+    return _wrap(f"{meta['os']} {kernel.get('release') or meta['os_release']}, {text}", width)
 
 
 def _requirements(doc: ResultsDocument, s: Style, width: int) -> list[str]:

@@ -30,6 +30,7 @@ from rtbench.report.common import (
     metric_display_names,
     notes,
     one_line,
+    os_config_text,
     problem_logs,
     row_unit,
     sweeps,
@@ -147,6 +148,9 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
             f"{meta.get('libc') or 'unknown C library'}, port {meta['port']}, "
             f"core {meta['core_version']}"
         )
+        config = os_config_text(meta, sources=True)
+        if config is not None:
+            lines.append(f"{meta['os']} {config}")
         built = core_build(meta)
         if built is not None:
             lines.append(f"core: {built}")

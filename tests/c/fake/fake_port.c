@@ -8,6 +8,7 @@
  */
 #include "fake_port.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,8 @@ void (*fake_yield_hook)(void);
 uint64_t fake_time_ns;
 uint64_t fake_sleeps;
 void (*fake_sleep_hook)(void);
+const char *fake_property_key;
+const char *fake_property_value;
 static size_t fake_console_cap;
 
 static struct rtb_port_info info = {
@@ -62,6 +65,8 @@ void fake_reset(void)
 	fake_sleep_hook = NULL;
 	fake_stop = false;
 	fake_allocs_left = -1;
+	fake_property_key = NULL;
+	fake_property_value = NULL;
 	if (fake_console != NULL)
 		fake_console[0] = '\0';
 }
@@ -69,6 +74,13 @@ void fake_reset(void)
 void fake_set_caps(uint32_t caps)
 {
 	info.caps = caps;
+}
+
+void fake_set_os_config(const char *name, const struct rtb_port_setting *settings, uint32_t n)
+{
+	info.os_config = name;
+	info.os_settings = settings;
+	info.os_nsettings = n;
 }
 
 const char *rtb_port_strerror(int err)
@@ -164,10 +176,12 @@ int rtb_port_console_write(const char *buf, size_t len)
 
 int rtb_port_property(const char *key, char *buf, size_t len)
 {
-	(void)key;
 	if (len > 0)
 		buf[0] = '\0';
-	return RTB_E_UNSUPPORTED;
+	if (fake_property_key == NULL || strcmp(key, fake_property_key) != 0)
+		return RTB_E_UNSUPPORTED;
+	snprintf(buf, len, "%s", fake_property_value != NULL ? fake_property_value : "");
+	return RTB_OK;
 }
 
 int rtb_port_console_read(char *buf, size_t len)

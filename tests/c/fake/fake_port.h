@@ -26,7 +26,12 @@ extern uint64_t fake_counter_reads;
 extern uint64_t fake_counter_step_declared; /* info->counter_step_ticks */
 extern int64_t fake_allocs_left;	    /* allocations that succeed, then NULL; -1: all */
 
+extern const char *fake_property_key;	/* one property rtb_port_property() answers */
+extern const char *fake_property_value; /* its answer */
+
 void fake_reset(void);
 void fake_set_caps(uint32_t caps);
+/* The OS configuration rtb_port_info() reports (name NULL, n 0: none). */
+void fake_set_os_config(const char *name, const struct rtb_port_setting *settings, uint32_t n);
 
 #endif

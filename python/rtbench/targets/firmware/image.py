@@ -183,8 +183,7 @@ def ensure_image(
     problem = missing(root, rtos, None)
     if problem is not None:
         raise UsageError(f"The {rtos.display} image cannot be built: {problem}.")
-    config = config_dir(rtos)
-    extra = _option_args(root, rtos, options)
+    config, extra = chosen_config(root, rtos, options)
     folder = build_dir(
         root, rtos, checkout, config, board, [*extra, *(f"{k}={v}" for k, v in settings)]
     )
@@ -236,6 +235,28 @@ def ensure_image(
             f"({variant.first_error(folder / 'build.log')}); see {folder / 'build.log'}."
         ) from e
     return Image(elf, checkout, config, tuple(options), tuple(settings))
+
+
+def chosen_config(
+    root: Path, rtos: Rtos, options: Sequence[tuple[str, str]]
+) -> tuple[Path | None, list[str]]:
+    """The configuration folder to build with (None: rtbench's default one) and the
+    other CMake arguments of the build options: the folder the RTOS's variable names,
+    or one of rtbench's that an option chooses (FreeRTOS's checks=on); both is
+    UsageError."""
+    config = config_dir(rtos)
+    extra = _option_args(root, rtos, options)
+    folder_arg = f"-D{rtos.cmake_config_var}="
+    chosen = [a.removeprefix(folder_arg) for a in extra if a.startswith(folder_arg)]
+    if not chosen:
+        return config, extra
+    if config is not None:
+        named = ", ".join(f"{n}={v}" for n, v in options)
+        raise UsageError(
+            f"{named} builds one of rtbench's {rtos.display} configurations and "
+            f"{rtos.config_env}={config} names another: give one of them."
+        )
+    return Path(chosen[0]).resolve(), [a for a in extra if not a.startswith(folder_arg)]
 
 
 def _option_args(root: Path, rtos: Rtos, options: Sequence[tuple[str, str]]) -> list[str]:

@@ -70,6 +70,18 @@ FREERTOS = Rtos(
     cmake_config_var="RTB_FREERTOS_CONFIG_DIR",
     config_env="RTBENCH_FREERTOS_CONFIG_DIR",
     image_env="RTBENCH_FREERTOS_IMAGE",
+    options=(
+        RtosOption(
+            name="checks",
+            values={
+                "off": (),
+                "on": ("-DRTB_FREERTOS_CONFIG_DIR=ports/freertos/config-checked",),
+            },
+            default="off",
+            help="on: the checked configuration (configASSERT and stack overflow checking) "
+            "instead of the production one",
+        ),
+    ),
 )
 
 
