@@ -175,7 +175,7 @@ def test_checks_on_builds_the_checked_configuration_in_a_folder_of_its_own(
         ("qemu:freertos-mps2-an385,cpus=2", "it takes icount=SHIFT"),
         ("qemu:freertos-mps2-an385,icount=11", "from 0 to 10"),
         ("qemu:freertos-mps2-an385,icount=3,icount=4", "Unknown or repeated"),
-        ("qemu:freertos-mps2-an385,checks=yes", "must be on .* or off"),
+        ("qemu:freertos-mps2-an385,checks=yes", "must be off or on"),
         ("qemu:freertos-mps2-an385,checks=on,checks=off", "Unknown or repeated"),
     ],
 )
