@@ -28,13 +28,14 @@ from rtbench.model.results import (
 from rtbench.report import html as html_report
 from rtbench.report import terminal
 from rtbench.report.common import short_caveat
+from rtbench.run import parallel as runparallel
 from rtbench.run import plan as runplan
 from rtbench.run import runner
 from rtbench.run.cpulock import CpuLock
 from rtbench.run.progress import Progress
 from rtbench.targets.base import Target
 from rtbench.trace import choose as trace_choose
-from rtbench.ui import color, err, nonnegative, raw_max, warn, width
+from rtbench.ui import color, err, nonnegative, raw_max
 
 _SET_RE = re.compile(r"^[A-Za-z0-9_.\-]+=.+$")
 COMPARISON_DIR = "comparison"  # in a multi-target run's results directory
@@ -95,6 +96,14 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         metavar="T",
         help="the machine to measure: local (default), ssh://[user@]host[:port], qemu:NAME; "
         "repeat for one result directory per target and a comparison (see `rtbench targets`)",
+    )
+    run.add_argument(
+        "--parallel",
+        type=runparallel.count,
+        default=1,
+        metavar="N",
+        help="measure up to N targets at the same time; only targets that do not run on "
+        "this machine's CPUs (SSH or serial boards, --deterministic emulators) may",
     )
     run.add_argument(
         "--deterministic",
@@ -224,6 +233,9 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
     chosen = [
         targets.parse(spec, libc=args.libc, deterministic=args.deterministic) for spec in specs
     ]
+    refused = runparallel.refusal(chosen, args.parallel)
+    if refused is not None:
+        raise UsageError(refused)
     runplan.precheck(args, chosen)
     if args.trace:
         for target in chosen:
@@ -243,15 +255,21 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> int:
             "results, so choose another --out."
         )
     statuses: list[int] = []
-    done: list[Path] = []
-    for target, folder in zip(chosen, folders, strict=True):
-        err(f"rtbench run: target {target.spec}")
-        status = _run_on(target, asked, folder)
-        statuses.append(status)
-        if (folder / RESULTS_FILE).is_file():
-            done.append(folder)
-        if status == 130:
-            break
+    if args.parallel > 1:
+        where = dict(zip((t.spec for t in chosen), folders, strict=True))
+        err(f"rtbench run: {len(chosen)} targets, up to {args.parallel} at a time")
+        ran = runparallel.run_all(
+            chosen, args.parallel, lambda t, console: _run_on(t, asked, where[t.spec], console)
+        )
+        statuses = [130 if s is None else s for s in ran]
+    else:
+        for target, folder in zip(chosen, folders, strict=True):
+            err(f"rtbench run: target {target.spec}")
+            status = _run_on(target, asked, folder)
+            statuses.append(status)
+            if status == 130:
+                break
+    done = [folder for folder in folders if (folder / RESULTS_FILE).is_file()]
     if len(done) > 1:
         # one system per target, the first target's the baseline
         compare_command.compare(
@@ -270,15 +288,18 @@ class _Asked:
     scale: float
 
 
-def _run_on(target: Target, asked: _Asked, out: Path) -> int:
+def _run_on(
+    target: Target, asked: _Asked, out: Path, console: runparallel.Console | None = None
+) -> int:
+    con = console or runparallel.plain_console()
     try:
-        target.open(err)
-        return _run_opened(target, asked, out)
+        target.open(con.err)
+        return _run_opened(target, asked, out, con)
     finally:
         target.close()
 
 
-def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
+def _run_opened(target: Target, asked: _Asked, out: Path, con: runparallel.Console) -> int:
     args, argv, sets, scale = asked.args, asked.argv, asked.sets, asked.scale
     cpu = target.check_cpu(args.cpu)
     transport = target.transport()
@@ -303,7 +324,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         # Two runs measuring on one CPU of this machine would disturb each other.
         locks = [CpuLock(c) for c in sorted({cpu, *plan.measure.cpus})]
         for lock in locks:  # every measured CPU
-            lock.acquire(wait=args.wait, say=err)
+            lock.acquire(wait=args.wait, say=con.err)
     _create_out(out)
     snap = target.snapshot(cpu, cpu_given=args.cpu is not None)
     cavs = target.caveats(snap)
@@ -313,12 +334,12 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         if c.get("severity") == "warning":
             # What is wrong in a few words, and what to do; `rtbench system` and the
             # report have the whole text.
-            warn(f"{short_caveat(c, 200)}. {c.get('advice', '')}".strip(". "))
+            con.warn(f"{short_caveat(c, 200)}. {c.get('advice', '')}".strip(". "))
 
-    progress = Progress(sys.stderr, interactive=sys.stderr.isatty())
+    progress = Progress(con.stderr, interactive=con.interactive)
     ui = runner.Ui(
         warn=lambda text: progress.message(
-            ("\x1b[33mwarning:\x1b[0m " if color(sys.stderr) else "warning: ") + text
+            ("\x1b[33mwarning:\x1b[0m " if con.color_err else "warning: ") + text
         ),
         info=progress.message,
     )
@@ -353,6 +374,7 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         out.name,
         hooks=(*plan.hooks, *trace_hooks),
         should_stop=plan.should_stop,
+        stop=con.stop,
     )
     doc = run.execute()
     failure = run.storage_failure
@@ -366,10 +388,10 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
             _write_html(out, doc)
         except OSError as e:
             failure = f"cannot write {REPORT_FILE} in {out}: {e.strerror or e}"
-    sys.stdout.write(
-        terminal.render(doc, color=color(sys.stdout), location=str(out), width=width(sys.stdout))
+    con.stdout.write(
+        terminal.render(doc, color=con.color_out, location=str(out), width=con.width_out)
     )
-    sys.stdout.flush()
+    con.stdout.flush()
     if failure is not None:
         raise StorageError(
             f"{failure[0].upper()}{failure[1:]}; the run stopped there, what was stored "
@@ -377,9 +399,9 @@ def _run_opened(target: Target, asked: _Asked, out: Path) -> int:
         )
     status = runner.exit_status(doc)
     if status == 130:
-        err(f"Interrupted; what was measured is in {out}.")
+        con.err(f"Interrupted; what was measured is in {out}.")
     elif run.target_gone is not None:
-        err(f"rtbench run: {run.target_gone}; what was measured is in {out}.")
+        con.err(f"rtbench run: {run.target_gone}; what was measured is in {out}.")
     return status
 
 

@@ -136,6 +136,7 @@ class Run:
         run_id: str,
         hooks: Sequence[RunHook] = (),
         should_stop: Callable[[ScenarioOutcome], str | None] | None = None,
+        stop: StopFlag | None = None,
     ) -> None:
         self.options = options
         self.target = target
@@ -153,7 +154,9 @@ class Run:
         self.ui = ui
         self.progress = progress
         self.run_id = run_id
-        self.stop = StopFlag()
+        # given: the caller takes the signals (runs of several targets at once)
+        self._own_signals = stop is None
+        self.stop = stop if stop is not None else StopFlag()
         self.outcomes: list[ScenarioOutcome] = []
         self.calibration: Calibration | None = None
         self.settings: dict[str, list[dict[str, Any]]] = {"changes": [], "skipped": []}
@@ -255,6 +258,7 @@ class Run:
             signo: signal.signal(signo, self.stop.handler)
             # SIGHUP too: a closed terminal must not leave host settings changed.
             for signo in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+            if self._own_signals
         }
         host_tuning = self.target.tuning(
             dma_latency=self.options.dma_latency,

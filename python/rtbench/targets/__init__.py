@@ -126,6 +126,17 @@ def _firmware(rtos: Rtos) -> Kind:
 for _rtos in RTOSES.values():
     KINDS[_rtos.name] = _firmware(_rtos)
 
+KINDS["serial"] = _emulated(
+    name="serial",
+    syntax="serial:DEVICE[,baud=N]",
+    summary="a board on this machine's serial port (or a pyserial URL), flashed with an "
+    "rtbench image (docs/porting.md)",
+    needs="pyserial (.venv/bin/python -m pip install --require-hashes -r "
+    "requirements/serial.txt) and read-write access to the port",
+    module="serial",
+    target_class="SerialTarget",
+)
+
 LIBCS = ("glibc", "musl")
 
 

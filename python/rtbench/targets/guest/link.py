@@ -21,9 +21,9 @@ import collections
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Protocol
 
 from rtbench.transport import EndOfStream, TargetLost
 
@@ -110,15 +110,27 @@ def classify(line: bytes) -> Event | None:
     return None
 
 
+class Writer(Protocol):
+    """The host-to-target direction of a line: QEMU's standard input, a serial port."""
+
+    def write(self, data: bytes, /) -> int | None: ...
+
+    def flush(self) -> None: ...
+
+
 class Link:
     """One serial line to an agent: a reader thread, requests one at a time.
 
-    `reader`/`writer`: the line's two directions (for QEMU, its standard output
-    and input). `why_closed` says in a few words why the line ended (QEMU's exit
-    status, ...), for the TargetLost reason.
+    `reader`/`writer`: the line's two directions, whatever carries them: for
+    QEMU its standard output and input, for a board a serial port or a TCP
+    connection to one (targets.serial). `reader` yields the target's lines,
+    newline included, and ends when the line does. `why_closed` says in a few
+    words why the line ended (QEMU's exit status, ...), for the TargetLost reason.
     """
 
-    def __init__(self, reader: IO[bytes], writer: IO[bytes], why_closed: Callable[[], str]) -> None:
+    def __init__(
+        self, reader: Iterable[bytes], writer: Writer, why_closed: Callable[[], str]
+    ) -> None:
         self._reader = reader
         self._writer = writer
         self._why_closed = why_closed
