@@ -127,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_targets(args)
         if args.command == "store":
             return store_history.run_store(args)
+        if args.command == "history":
+            return store_history.run_history(args)
         if args.command == "trace":
             return trace_command.run(args)
         return cmd_show(args)
