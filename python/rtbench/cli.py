@@ -28,6 +28,7 @@ from rtbench.paths import ROOT
 from rtbench.report import formats, terminal
 from rtbench.run import command as run_command
 from rtbench.run import runner
+from rtbench.store import history as store_history
 from rtbench.trace.export import command as trace_command
 from rtbench.transport import LocalProcess
 from rtbench.ui import Parser, attach_signed_values, color, err, nonnegative, styled, width
@@ -96,6 +97,8 @@ def build_parser() -> Parser:
     imp.add_argument(
         "--out", type=Path, help="results directory to create (default: results/<file>-imported)"
     )
+    store_history.add_store_options(imp)
+    store_history.add_parsers(sub)
     return parser
 
 
@@ -122,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_import(args)
         if args.command == "targets":
             return cmd_targets(args)
+        if args.command == "store":
+            return store_history.run_store(args)
+        if args.command == "history":
+            return store_history.run_history(args)
         if args.command == "trace":
             return trace_command.run(args)
         return cmd_show(args)
@@ -237,6 +244,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         out = Path("results") / f"{args.file.stem}-imported"
     out = run_command.check_out(out, "imported")
     doc = import_file(args.file, out)
+    store_history.store_after_run(args, out, doc)
     sys.stdout.write(
         f"imported {args.file} ({doc.run.source and doc.run.source.get('tool')}) into {out}\n"
     )

@@ -30,6 +30,15 @@ def read_jsonl(name: str) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_store(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every run the tests start stores its history in a temporary database, never
+    in the user's data folder (RTBENCH_STORE, inherited by the CLI's processes)."""
+    data = tmp_path_factory.mktemp("xdg-data")
+    os.environ["XDG_DATA_HOME"] = str(data)
+    os.environ["RTBENCH_STORE"] = str(data / "rtbench" / "store.sqlite")
+
+
 @pytest.fixture(scope="session")
 def core_binary() -> Path:
     """rtbench-core built for this host (built once per session when needed)."""

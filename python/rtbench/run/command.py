@@ -33,6 +33,7 @@ from rtbench.run import plan as runplan
 from rtbench.run import runner
 from rtbench.run.cpulock import CpuLock
 from rtbench.run.progress import Progress
+from rtbench.store import history as store_history
 from rtbench.targets.base import Target
 from rtbench.trace import choose as trace_choose
 from rtbench.ui import color, err, nonnegative, raw_max
@@ -166,6 +167,7 @@ def add_arguments(run: argparse.ArgumentParser) -> None:
         action="store_true",
         help="stop the run at the first requirement violation (results are kept)",
     )
+    store_history.add_store_options(run)
 
 
 def _check_sets(sets: Sequence[str]) -> tuple[tuple[str, str], ...]:
@@ -297,6 +299,7 @@ def _run_on(
         return _run_opened(target, asked, out, con)
     finally:
         target.close()
+        store_history.store_after_run(asked.args, out)  # whatever was measured, once stored
 
 
 def _run_opened(target: Target, asked: _Asked, out: Path, con: runparallel.Console) -> int:

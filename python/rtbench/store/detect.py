@@ -1,0 +1,203 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Series of stored runs, and where each changed.
+
+A series is one testbed and one metric (or one behaviour check), its runs in
+the order of the version under test. Where it changed:
+
+- measured series: `ruptures` (PELT) proposes change points on the log of
+  each run's median and p99, scaled by the run-to-run noise; a candidate
+  counts only when `rtbench compare --vs` would call the runs after it
+  different from the runs before it (rtbench.compare.significance.judge:
+  significant on the pooled histograms, beyond the noise band and beyond the
+  spread between runs). Maxima are shown but never tested.
+- deterministic series (an emulated board with -icount): any change of min,
+  median, p99 or p99.9 from one run to the next is a change, at once; a
+  change of the maximum alone is shown, not called worse.
+- verdicts: an outcome that differs from the run before is a change, at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import ruptures as rpt  # type: ignore[import-untyped]
+
+from rtbench.compare import significance as cstats
+from rtbench.compare.pool import merge_histograms
+from rtbench.model.summary import Bucket, MetricSummary
+
+WINDOW = 10  # runs on each side of a candidate given to the tests
+_PENALTY = 3.0  # times log(n), for the scaled signal (noise variance about 1)
+_NOISE_FLOOR = 0.005  # relative: below half a per cent, run-to-run noise is not resolved
+_VERDICT_RANK = {"pass": 0, "unsupported": 1, "inconclusive": 1, "fail": 2}
+
+
+@dataclass(frozen=True)
+class Point:
+    run: int  # StoredRun.id
+    label: str  # the run as the table names it
+    version: str
+    started: str
+    count: int = 0
+    min: float | None = None
+    median: float | None = None
+    p99: float | None = None
+    p99_9: float | None = None
+    max: float | None = None
+    histogram: tuple[Bucket, ...] = ()
+    outcome: str | None = None  # verdict series
+
+
+@dataclass(frozen=True)
+class Change:
+    index: int  # the first run after the change
+    direction: str  # worse, better, higher, lower, changed
+    how: str  # by how much, in words
+    exact: bool = False
+
+
+@dataclass
+class Series:
+    testbed: str
+    testbed_text: str
+    target: str
+    name: str
+    unit: str  # "" for a verdict series
+    kind: str  # metric or verdict
+    exact: bool
+    points: list[Point] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.testbed[:8]} {self.name}"
+
+
+def lower_is_better(unit: str) -> bool | None:
+    return True if unit in ("ns", "bytes") else None
+
+
+def _number(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "ns" and value >= 10_000:
+        return f"{value / 1000:.1f}us"
+    return f"{value:.0f}{unit}" if abs(value) >= 100 else f"{value:.3g}{unit}"
+
+
+def _relative(before: float, after: float) -> str:
+    if before == 0:
+        return ""
+    return f" ({(after / before - 1) * 100:+.0f} %)"
+
+
+def _summary(p: Point, unit: str) -> MetricSummary:
+    return MetricSummary(
+        "", "", None, None, {}, unit, unit, p.count, p.min, None, p.median, None, p.p99,
+        p.p99_9, None, p.max, None, None, 0, 0, 0, 0, p.histogram,
+    )  # fmt: skip
+
+
+def _candidates(points: Sequence[Point]) -> list[int]:
+    """Change points ruptures finds on the scaled log median and p99 (indices of the
+    first run after each change)."""
+    columns = []
+    for stat in ("median", "p99"):
+        values = [getattr(p, stat) for p in points]
+        if any(v is None or v <= 0 for v in values):
+            continue
+        logs = np.log(np.asarray(values, dtype=np.float64))
+        diffs = np.diff(logs)
+        # the run-to-run noise from successive differences (robust to the steps)
+        noise = float(np.median(np.abs(diffs - np.median(diffs)))) * 1.4826 / math.sqrt(2)
+        columns.append((logs - logs.mean()) / max(noise, _NOISE_FLOOR))
+    if not columns or len(points) < 3:
+        return []
+    signal = np.column_stack(columns)
+    algo = rpt.Pelt(model="l2", min_size=1, jump=1).fit(signal)
+    ends = algo.predict(pen=_PENALTY * math.log(len(points)) * signal.shape[1])
+    return [int(b) for b in ends if 0 < b < len(points)]
+
+
+def _confirm(series: Series, cut: int, lo: int, hi: int) -> Change | None:
+    """The tests of `rtbench compare --vs`: runs [cut, hi) against runs [lo, cut)."""
+    before = series.points[max(lo, cut - WINDOW) : cut]
+    after = series.points[cut : min(hi, cut + WINDOW)]
+    if not before or not after or any(not p.histogram for p in (*before, *after)):
+        return None
+    a = [_summary(p, series.unit) for p in before]
+    b = [_summary(p, series.unit) for p in after]
+    ha, hb = merge_histograms(a), merge_histograms(b)
+    levels = [
+        cstats.RunLevels(
+            tuple(m.p50 for m in side), tuple(m.p99 for m in side), tuple(m.p99_9 for m in side)
+        )
+        for side in (a, b)
+    ]
+    diff = cstats.judge(
+        cstats.from_histogram(ha),
+        cstats.from_histogram(hb),
+        ha,
+        hb,
+        lower_is_better=lower_is_better(series.unit),
+        runs=(levels[0], levels[1]),
+    )
+    if diff.outcome not in ("worse", "better", "higher", "lower", "mixed"):
+        return None
+    moved = "p99" if diff.tail in ("higher", "lower", "mixed") else "median"
+    x = float(np.median([getattr(p, moved) for p in before]))
+    y = float(np.median([getattr(p, moved) for p in after]))
+    how = f"{moved} {_number(x, series.unit)} -> {_number(y, series.unit)}{_relative(x, y)}"
+    how += f", {len(after)} run(s) after against {len(before)} before"
+    return Change(cut, diff.outcome, how)
+
+
+def _exact_changes(series: Series) -> list[Change]:
+    out = []
+    for i in range(1, len(series.points)):
+        p, q = series.points[i - 1], series.points[i]
+        moved = [s for s in ("min", "median", "p99", "p99_9") if getattr(p, s) != getattr(q, s)]
+        if moved:
+            s = "median" if "median" in moved else moved[0]
+            x, y = getattr(p, s), getattr(q, s)
+            up = x is not None and y is not None and y > x
+            direction = (
+                ("worse" if up else "better")
+                if lower_is_better(series.unit)
+                else ("higher" if up else "lower")
+            )
+            delta = "" if x is None or y is None else f" ({y - x:+g}{series.unit})"
+            out.append(Change(i, direction, f"{s} {x:g} -> {y:g}{delta}, exact", exact=True))
+        elif p.max != q.max:
+            out.append(Change(i, "changed", f"max {p.max} -> {q.max} (shown, not judged)", True))
+    return out
+
+
+def _verdict_changes(series: Series) -> list[Change]:
+    out = []
+    for i in range(1, len(series.points)):
+        a, b = series.points[i - 1].outcome or "", series.points[i].outcome or ""
+        if a != b:
+            ra, rb = _VERDICT_RANK.get(a, 1), _VERDICT_RANK.get(b, 1)
+            direction = "worse" if rb > ra else "better" if rb < ra else "changed"
+            out.append(Change(i, direction, f"verdict {a} -> {b}", exact=True))
+    return out
+
+
+def detect(series: Series) -> list[Change]:
+    """The changes of one series, in order."""
+    if series.kind == "verdict":
+        return _verdict_changes(series)
+    if series.exact:
+        return _exact_changes(series)
+    cuts = _candidates(series.points)
+    bounds = [0, *cuts, len(series.points)]
+    found = []
+    for k, cut in enumerate(cuts, start=1):
+        change = _confirm(series, cut, bounds[k - 1], bounds[k + 1])
+        if change is not None:
+            found.append(change)
+    return found

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`rtbench history` on synthetic series: a planted step is found at its run, a
+stationary series raises nothing, a deterministic series changing by one
+instruction and a verdict flip are reported, --fail-on-change, rebuild."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+from conftest import cli
+from synth import lognormal, verdict_record, write_result
+
+METRIC = ("sem.wait.block", "wake", "SEM-B")
+
+
+def _series(
+    tmp_path: Path,
+    medians: list[float],
+    *,
+    outcomes: list[str] | None = None,
+    exact: bool = False,
+    prefix: str = "r",
+) -> Path:
+    """One run per median, each of a version 6.1.0-<i>; returns the store."""
+    store = tmp_path / "h.sqlite"
+    folders = []
+    for i, median in enumerate(medians):
+        folder = tmp_path / f"{prefix}{i:02d}"
+        if exact:
+            values = [int(median)] * 300 + [int(median) + 64] * 20
+        else:
+            values = lognormal(1000 + i, 500, median)
+        run: dict[str, object] = {
+            "started": f"2025-{1 + i // 28:02d}-{1 + i % 28:02d}T00:00:00+00:00"
+        }
+        if exact:
+            run["target"] = "qemu:freertos-mps2-an385"
+            run["target_info"] = {
+                "kind": "firmware", "spec": "qemu:freertos-mps2-an385", "board": "mps2-an385",
+                "arch": "armv7m", "os": "FreeRTOS", "os_release": "V11.1.0",
+                "deterministic": {"icount_shift": 3},
+            }  # fmt: skip
+        verdicts = [verdict_record("sem.order", "SEM-O", outcomes[i])] if outcomes else []
+        write_result(
+            folder,
+            {METRIC: values},
+            verdicts=verdicts,
+            run=run,
+            host={"kernel": {"release": f"6.1.0-{i + 1}", "version": "#1 SMP"}},
+        )
+        folders.append(str(folder))
+    done = cli("store", "add", *folders, "--store", str(store), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return store
+
+
+def _history(tmp_path: Path, store: Path, *extra: str) -> tuple[int, str, str]:
+    done = cli("history", "--store", str(store), *extra, cwd=tmp_path)
+    return done.returncode, done.stdout, done.stderr
+
+
+def _noisy(n: int, level: float, seed: int, jitter: float = 0.03) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return [level * math.exp(rng.normal(0, jitter)) for _ in range(n)]
+
+
+def test_planted_step_found_at_its_run(tmp_path: Path) -> None:
+    store = _series(tmp_path, _noisy(14, 1000, 1) + _noisy(10, 1400, 2))
+    status, out, err = _history(tmp_path, store)
+    assert status == 0, err
+    changes = [line for line in out.splitlines() if "change:" in line]
+    assert len(changes) == 1, out
+    assert "worse from run r14" in changes[0]
+    assert "between kernel 6.1.0-14 and kernel 6.1.0-15" in changes[0]
+
+
+def test_stationary_series_raises_nothing(tmp_path: Path) -> None:
+    store = _series(tmp_path, _noisy(50, 1000, 7, jitter=0.04))
+    status, out, err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 0, err
+    assert "change:" not in out
+    assert len(re.findall(r"^    r\d", out, re.M)) == 50
+
+
+def test_newest_run_fails_ci_with_where_and_how_much(tmp_path: Path) -> None:
+    store = _series(tmp_path, [*_noisy(12, 1000, 3), 1500])
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 1
+    (line,) = [x for x in out.splitlines() if x.startswith("CHANGE")]
+    assert "sem.wait.block wake" in line and "run r12" in line and "%" in line
+
+
+def test_deterministic_change_by_one_instruction(tmp_path: Path) -> None:
+    medians = [1000.0] * 6 + [1008.0]  # shift 3: one instruction is 8 ns
+    store = _series(tmp_path, medians, exact=True)
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 1, out
+    assert "deterministic" in out
+    assert "median 1000 -> 1008 (+8ns), exact" in out
+    assert out.count("change:") == 1
+
+
+def test_verdict_flip_reported(tmp_path: Path) -> None:
+    outcomes = ["pass"] * 5 + ["fail"]
+    store = _series(tmp_path, _noisy(6, 1000, 5), outcomes=outcomes)
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 1
+    assert "verdict pass -> fail" in out
+    status, out, _err = _history(tmp_path, store, "--fail-on-change", "--only", "sem.wait.*")
+    assert status == 0 and "verdict" not in out
+
+
+def test_filters_and_bad_input(tmp_path: Path) -> None:
+    store = _series(tmp_path, _noisy(4, 1000, 9))
+    _s, out, _e = _history(tmp_path, store, "--since", "2025-01-03")
+    assert len(re.findall(r"^    r\d", out, re.M)) == 2
+    _s, out, _e = _history(tmp_path, store, "--target", "ssh://*")
+    assert "No stored run matches" in out
+    status, _o, err = _history(tmp_path, store, "--since", "yesterday")
+    assert status == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    status, _o, err = _history(tmp_path, tmp_path / "none.sqlite")
+    assert status == 2 and "No history" in err
+
+
+def test_rebuild_gives_the_same_history(tmp_path: Path) -> None:
+    store = _series(tmp_path, _noisy(10, 1000, 4) + _noisy(6, 1500, 6))
+    _s, before, _e = _history(tmp_path, store)
+    store.unlink()
+    for suffix in ("-wal", "-shm"):
+        Path(f"{store}{suffix}").unlink(missing_ok=True)
+    # the database made anew from the folders: add them, then rebuild once more
+    folders = sorted(str(p) for p in tmp_path.glob("r*"))
+    assert cli("store", "add", *folders, "--store", str(store), cwd=tmp_path).returncode == 0
+    assert cli("store", "rebuild", "--store", str(store), cwd=tmp_path).returncode == 0
+    _s, after, _e = _history(tmp_path, store)
+    assert after == before and "change:" in after
+
+
+def test_html_page(tmp_path: Path) -> None:
+    store = _series(tmp_path, _noisy(8, 1000, 2) + _noisy(6, 1500, 3), outcomes=None)
+    page = tmp_path / "h.html"
+    status, _o, err = _history(tmp_path, store, "--html", str(page))
+    assert status == 0, err
+    text = page.read_text()
+    assert text.count("<svg viewBox") == 1 and 'class="change"' in text
+    assert 'name="viewport"' in text and 'class="median"' in text
