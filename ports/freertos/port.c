@@ -66,8 +66,6 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-struct cm_counter_state cm_counter_state;
-
 /* ---- the configuration built ------------------------------------------------ */
 
 #define FRT_ON_OFF(x) ((x) ? "on" : "off")
@@ -209,26 +207,6 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 uint64_t rtb_port_counter_hz(void)
 {
 	return info.counter_hz;
-}
-
-/* The console's hook (fw_console.h): the counter back at zero between runs,
- * so that every timestamp of a run comes from one counter epoch. */
-void rtb_fw_os_counter_restart(void)
-{
-	uint32_t m = cm_irq_save();
-
-	board_counter_restart();
-	cm_counter_state.last = 0;
-	cm_counter_state.high = 0;
-	cm_irq_restore(m);
-}
-
-uint64_t rtb_port_time_ns(void)
-{
-	uint64_t c = rtb_port_counter_read();
-	uint64_t hz = BOARD_COUNTER_HZ;
-
-	return (c / hz) * 1000000000ull + (c % hz) * 1000000000ull / hz;
 }
 
 TickType_t frt_ticks_ceil(uint64_t ns)

@@ -57,7 +57,6 @@
 
 #define TICK_NS (1000000000ull / TX_TIMER_TICKS_PER_SECOND)
 
-struct cm_counter_state cm_counter_state;
 TX_BYTE_POOL txp_pool;
 
 static struct rtb_port_info info = {
@@ -142,27 +141,6 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 uint64_t rtb_port_counter_hz(void)
 {
 	return info.counter_hz;
-}
-
-/* The console's hook (fw_console.h), between runs only: every timestamp of
- * a run comes from one counter epoch that starts on a tick. */
-void rtb_fw_os_counter_restart(void)
-{
-	uint32_t m = cm_irq_save();
-
-	board_counter_restart();
-	cm_counter_state.last = 0;
-	cm_counter_state.high = 0;
-	cm_irq_restore(m);
-}
-
-uint64_t rtb_port_time_ns(void)
-{
-	const uint64_t hz = BOARD_COUNTER_HZ;
-	uint64_t c = rtb_port_counter_read();
-	uint64_t s = c / hz;
-
-	return s * 1000000000ull + (c - s * hz) * 1000000000ull / hz;
 }
 
 ULONG txp_ticks_ceil(uint64_t ns)

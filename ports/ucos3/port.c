@@ -67,7 +67,6 @@
 
 #define TICK_NS (1000000000ull / OS_CFG_TICK_RATE_HZ)
 
-struct cm_counter_state cm_counter_state;
 OS_TCB *ucos3_init_tcb;
 
 static struct rtb_port_info info = {
@@ -169,26 +168,6 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 uint64_t rtb_port_counter_hz(void)
 {
 	return info.counter_hz;
-}
-
-/* The console's hook (fw_console.h): the counter back at zero between runs,
- * so that every timestamp of a run comes from one counter epoch. */
-void rtb_fw_os_counter_restart(void)
-{
-	uint32_t primask = cm_irq_save();
-
-	board_counter_restart();
-	cm_counter_state.last = 0;
-	cm_counter_state.high = 0;
-	cm_irq_restore(primask);
-}
-
-uint64_t rtb_port_time_ns(void)
-{
-	uint64_t ticks = rtb_port_counter_read();
-	const uint64_t hz = BOARD_COUNTER_HZ;
-
-	return ticks / hz * 1000000000ull + ticks % hz * 1000000000ull / hz;
 }
 
 OS_TICK ucos3_timeout_ticks(uint64_t ns)

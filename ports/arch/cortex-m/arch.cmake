@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # Cortex-M (ARMv7-M): interrupt masking, NVIC, reset, the counter extension
-# (cm.h) and the fault handlers with the firmware's fatal stop (fault.c).
+# (cm.h), the fault handlers with the firmware's fatal stop (fault.c), and
+# the counter as time for every firmware port (fw_time.c).
 # Read by rtb_add_firmware (cmake/rtb_firmware.cmake) for every board of it.
-set(RTB_ARCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fault.c)
+set(RTB_ARCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fault.c ${CMAKE_CURRENT_LIST_DIR}/fw_time.c)
