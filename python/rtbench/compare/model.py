@@ -523,6 +523,9 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
     return out
 
 
+_PER_RUN_CONDITION_KEYS = ("units", "functions")
+
+
 def _settings_text(doc: ResultsDocument) -> str:
     changes = sorted(
         f"{c.get('setting')}={c.get('applied')}" for c in doc.settings.get("changes", [])
@@ -538,9 +541,12 @@ def _run_facts(system: System) -> dict[str, str]:
     # The load by its summary (first: a run under --load against one without is the
     # point of such a comparison); any other condition of the run as it was stored.
     # A condition's per-unit account (a trace's log sizes, reads, lost events) differs
-    # from run to run of one setup: the setup is the rest.
+    # from run to run of one setup, and what the image holds (how many functions) with
+    # the code measured, which the kernel lines already name: the setup is the rest.
     other_conditions = {
-        k: {n: x for n, x in v.items() if n != "units"} if isinstance(v, Mapping) else v
+        k: {n: x for n, x in v.items() if n not in _PER_RUN_CONDITION_KEYS}
+        if isinstance(v, Mapping)
+        else v
         for k, v in conditions.items()
         if k != LOAD_KEY
     }
