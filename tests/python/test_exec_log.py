@@ -15,6 +15,9 @@ from conftest import run_with_untraceable_kind
 from rtbench.targets.qemu_monitor import Monitor, MonitorError
 from rtbench.trace.codepath import exec_log
 from rtbench.trace.codepath import render as path_render
+from rtbench.trace.codepath.critical import CriticalSections
+from rtbench.trace.codepath.critical import text as critical_text
+from rtbench.trace.codepath.hook import _sample as hook_sample
 from rtbench.trace.codepath.hook import pick_typical, summarise, worst_line
 from rtbench.trace.codepath.symbols import Symbols, vector_words
 
@@ -129,6 +132,50 @@ def test_symbols_name_functions_and_skip_what_is_not_one() -> None:
     assert s.name_at(0x190).startswith("0x")  # past every function's end
     thumb = Symbols.parse("00000101 00000010 T f\n")
     assert thumb.starts == (0x100,)
+
+
+def test_functions_an_assembler_gave_no_size_run_to_the_next_symbol() -> None:
+    # uC/CPU's cpu_a.s and a PendSV handler in assembly have no .size; a literal
+    # pool's label inside a sized C function is not a function of its own
+    nm = """\
+00000100 00000020 T naked_handler
+00000118 t pool_label
+00000120 T CPU_SR_Save
+0000013c T CPU_SR_Restore
+0000014e T OSCtxSw
+0000014e T OSIntCtxSw
+00000158 00000010 T sized_after
+00000170 d data_after
+"""
+    s = Symbols.parse(nm)
+    assert s.name_at(0x11A) == "naked_handler"  # the label is inside it
+    assert s.entered(0x120) == "CPU_SR_Save" and s.name_at(0x13A) == "CPU_SR_Save"
+    assert s.entered(0x13C) == "CPU_SR_Restore" and s.name_at(0x14C) == "CPU_SR_Restore"
+    assert s.entered(0x14E) == "OSCtxSw"  # one name for two aliases
+    assert s.name_at(0x156) == "OSCtxSw" and s.entered(0x158) == "sized_after"
+    assert "pool_label" not in s.names
+
+
+def test_a_sample_counts_its_critical_sections_from_the_rtos_table() -> None:
+    w = exec_log.Window(("r", "median", 0, {}), 1000, 1100)
+    _scan([w])
+    table = CriticalSections(
+        enter=("enter_critical",), exit=("exit_critical",), inline=("tick_handler",)
+    )
+    kept = {"index": 4, "value": 100}
+    found = hook_sample(w, "median", 0, kept, _symbols(), table)
+    # two calls of enter_critical and one entry of a handler masking inline
+    assert found["critical_sections"] == {
+        "entries": 3,
+        "calls": 4,
+        "by_function": {"enter_critical": 2, "exit_critical": 2, "tick_handler": 1},
+    }
+    assert critical_text(found["critical_sections"]) == (
+        "3 critical sections (enter_critical x2, exit_critical x2, tick_handler x1)"
+    )
+    # an RTOS without a table: nothing is claimed
+    assert "critical_sections" not in hook_sample(w, "median", 0, kept, _symbols())
+    assert critical_text(None) == ""
 
 
 def test_the_vector_table_names_the_handlers(tmp_path: Path) -> None:

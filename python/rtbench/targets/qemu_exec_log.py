@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rtbench.targets.qemu_monitor import Monitor, MonitorError
+from rtbench.trace.codepath.critical import CriticalSections
 from rtbench.trace.codepath.exec_log import CounterReads
 
 MONITOR_SOCKET = "monitor.sock"
@@ -26,12 +27,13 @@ LOG_ITEMS = "exec,nochain,in_asm"
 
 @dataclass(frozen=True)
 class Firmware:
-    """What names the code of the image: its ELF, the toolchain's nm, and the
-    symbol of its vector table."""
+    """What names the code of the image: its ELF, the toolchain's nm, the symbol
+    of its vector table, and the functions its RTOS masks interrupts with."""
 
     elf: Path
     nm: str
     vector_table: str | None
+    critical_sections: CriticalSections | None = None
 
 
 class ExecLog:

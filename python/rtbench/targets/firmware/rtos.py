@@ -5,8 +5,9 @@ An RTOS is a dependency, never part of rtbench: its sources come from a folder t
 user names in an environment variable. Everything the firmware target does is
 written once for every RTOS (targets.firmware); an `Rtos` holds only what differs:
 where its sources come from and how to recognise, date and fingerprint them, its
-port folder and configuration header, and the build options a target spec may
-choose. Adding an RTOS is one entry in targets.firmware.rtoses.
+port folder and configuration header, the build options a target spec may
+choose, and the functions its kernel enters critical sections with. Adding an
+RTOS is one entry in targets.firmware.rtoses.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtbench.targets.firmware.sources import Release
+from rtbench.trace.codepath.critical import CriticalSections
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class Rtos:
     config_env: str  # RTBENCH_FREERTOS_CONFIG_DIR: a folder used instead of rtbench's own
     image_env: str  # RTBENCH_FREERTOS_IMAGE: test hook, a prebuilt image used as it is
     options: tuple[RtosOption, ...] = field(default_factory=tuple)
+    # the functions its kernel masks interrupts with, by which `--trace` counts the
+    # critical sections on a path (trace.codepath.critical); None: not counted
+    critical_sections: CriticalSections | None = None
 
     @property
     def facts_path(self) -> str:

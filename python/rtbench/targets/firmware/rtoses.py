@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rtbench.targets.firmware.rtos import Rtos, RtosOption
 from rtbench.targets.firmware.sources import Release, git_release, version_file, version_macro
+from rtbench.trace.codepath.critical import CriticalSections
 
 
 def _freertos_release(path: Path) -> Release:
@@ -82,6 +83,30 @@ FREERTOS = Rtos(
             "instead of the production one",
         ),
     ),
+    # V11.1.0, portable/GCC/ARM_CM3: taskENTER_CRITICAL() and taskEXIT_CRITICAL() call
+    # the port's functions; portDISABLE_INTERRUPTS() and
+    # portSET_INTERRUPT_MASK_FROM_ISR() are forced inline (vPortRaiseBASEPRI,
+    # ulPortRaiseBASEPRI), once in each function named under `inline`: the tick and
+    # PendSV handlers and the ...FromISR functions that take a critical section
+    critical_sections=CriticalSections(
+        enter=("vPortEnterCritical",),
+        exit=("vPortExitCritical",),
+        inline=(
+            "xPortSysTickHandler",
+            "xPortPendSVHandler",
+            "xQueueGenericSendFromISR",
+            "xQueueGiveFromISR",
+            "xQueueReceiveFromISR",
+            "xQueuePeekFromISR",
+            "xTaskResumeFromISR",
+            "xTaskGenericNotifyFromISR",
+            "vTaskGenericNotifyGiveFromISR",
+            "uxTaskPriorityGetFromISR",
+            "uxTaskBasePriorityGetFromISR",
+            "xTaskGetApplicationTaskTagFromISR",
+            "xEventGroupGetBitsFromISR",
+        ),
+    ),
 )
 
 
@@ -131,6 +156,15 @@ UCOS3 = Rtos(
     cmake_config_var="RTB_UCOS3_CONFIG_DIR",
     config_env="RTBENCH_UCOS3_CONFIG_DIR",
     image_env="RTBENCH_UCOS3_IMAGE",
+    # v3.08.02 with uC-CPU v1.32.01, ARMv7-M GNU: CPU_CRITICAL_ENTER() and
+    # CPU_CRITICAL_EXIT() (and the kernel's OS_CRITICAL_* built on them) call the
+    # assembly functions CPU_SR_Save and CPU_SR_Restore; the PendSV handler, also in
+    # assembly, raises BASEPRI itself while it switches tasks
+    critical_sections=CriticalSections(
+        enter=("CPU_SR_Save",),
+        exit=("CPU_SR_Restore",),
+        inline=("OS_CPU_PendSVHandler",),
+    ),
 )
 
 

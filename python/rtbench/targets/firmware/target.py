@@ -230,7 +230,7 @@ class FirmwareTarget(QemuBase):
         return ExecLog(
             lambda: self.machine.folder if self.machine is not None else None,
             board.counter_reads,
-            Firmware(self.image.path, board.nm, board.vector_table),
+            Firmware(self.image.path, board.nm, board.vector_table, self.rtos.critical_sections),
             self.icount,
         )
 

@@ -7,7 +7,8 @@ metric in the log by its two counter readings (trace.codepath.exec_log) and name
 functions executed between them with the image's symbols (trace.codepath.symbols).
 Each result record with kept samples gets a `path` object: the typical sample
 (the kept one nearest the median) with its instruction count, the functions
-it entered in order and how often, and the instructions spent in each; the
+it entered in order and how often, the instructions spent in each and, when
+the RTOS names its critical-section functions, the critical sections it took; the
 worst sample with what it executed beyond the typical one; and a line for
 each. Every kept sample's analysis goes to `trace/NN-<unit>.paths.json`; the
 log itself is deleted once read (it is large). A log that grows past
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtbench.errors import RtbenchError
 from rtbench.trace.codepath import exec_log
+from rtbench.trace.codepath.critical import CriticalSections
 from rtbench.trace.codepath.symbols import Symbols
 
 if TYPE_CHECKING:
@@ -141,6 +143,13 @@ class PathTraceHook:
             "icount_shift": log.icount if log else None,
             "exact_bounds": log is not None and log.icount is not None,
             "log_cap_bytes": self._cap,
+            # the functions the RTOS masks interrupts with (each sample's
+            # critical_sections counts their entries), or None: not counted
+            "critical_sections": (
+                log.firmware.critical_sections.describe()
+                if log and log.firmware.critical_sections
+                else None
+            ),
             "units": self._units,
             "note": "Instructions are counted in QEMU's translated blocks; a sample's path "
             "is every block executed between its two counter readings. Logging slows the "
@@ -226,7 +235,9 @@ class PathTraceHook:
         by_record: dict[int, list[dict[str, Any]]] = {}
         for w in windows:
             r, kind, rank, kept = w.key
-            by_record.setdefault(r, []).append(_sample(w, kind, rank, kept, symbols))
+            by_record.setdefault(r, []).append(
+                _sample(w, kind, rank, kept, symbols, log.firmware.critical_sections)
+            )
         detail: dict[str, Any] = {"unit": unit.name, "metrics": []}
         records = list(outcome.records)
         for r, samples in by_record.items():
@@ -242,7 +253,12 @@ class PathTraceHook:
 
 
 def _sample(
-    w: exec_log.Window, kind: str, rank: int, kept: dict[str, Any], symbols: Symbols
+    w: exec_log.Window,
+    kind: str,
+    rank: int,
+    kept: dict[str, Any],
+    symbols: Symbols,
+    critical: CriticalSections | None = None,
 ) -> dict[str, Any]:
     found: dict[str, Any] = {
         "kind": kind,
@@ -272,6 +288,8 @@ def _sample(
             "timeline": [list(r) for r in p.runs],
         }
     )
+    if critical is not None:
+        found["critical_sections"] = critical.count(p.calls)
     return found
 
 

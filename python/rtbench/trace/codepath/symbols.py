@@ -2,7 +2,8 @@
 """The functions of a firmware image, for naming the code an emulator executed.
 
 `Symbols.load` reads the image's function symbols with the toolchain's `nm`
-(`-n -S`: sorted, with sizes) and the exception handlers from its vector table
+(`-n -S`: sorted, with sizes; a function an assembler file gives no size runs
+to the next symbol) and the exception handlers from its vector table
 (the words at the symbol the board names, read from the ELF's loadable
 segments), so a path trace can say which function each executed block belongs
 to, which blocks entered a function, and which entries were interrupts or
@@ -64,15 +65,27 @@ class Symbols:
         """From `nm -n -S` output (functions only; the vector table read from `elf`)."""
         found: dict[int, tuple[int, str]] = {}
         table: tuple[int, int] | None = None
+        sizeless: list[tuple[int, str]] = []  # functions written in assembly
+        addresses: set[int] = set()  # where any symbol starts
         for line in nm_output.splitlines():
             fields = line.split()
+            if len(fields) == 3:
+                try:
+                    addr = int(fields[0], 16)
+                except ValueError:
+                    continue
+                addresses.add(addr & ~1)
+                if fields[1] in _FUNCTION_TYPES:
+                    sizeless.append((addr & ~1, fields[2]))
+                continue
             if len(fields) != 4:
-                continue  # symbols without a size
+                continue
             addr_text, size_text, kind, name = fields
             try:
                 addr, size = int(addr_text, 16), int(size_text, 16)
             except ValueError:
                 continue
+            addresses.add(addr & ~1)
             if name == vector_table:
                 table = (addr, size)
             if kind in _FUNCTION_TYPES and size > 0 and name != vector_table:
@@ -80,6 +93,7 @@ class Symbols:
                 # a global name wins over a local alias at the same address
                 if addr not in found or kind.isupper():
                     found[addr] = (size, name)
+        _add_sizeless(found, sizeless, addresses)
         starts = tuple(sorted(found))
         handlers: set[str] = set()
         if table is not None and elf is not None:
@@ -112,6 +126,23 @@ class Symbols:
         if i < len(self.starts) and self.starts[i] == pc:
             return self.names[i]
         return None
+
+
+def _add_sizeless(
+    found: dict[int, tuple[int, str]], sizeless: list[tuple[int, str]], addresses: set[int]
+) -> None:
+    """Functions an assembler file defines without `.size` (uC/CPU's CPU_SR_Save, a
+    PendSV handler): each runs to the next symbol, unless it lies inside a sized
+    function (a literal pool's label) or another function starts there."""
+    sized = sorted((a, a + size) for a, (size, _name) in found.items())
+    ordered = sorted(addresses)
+    for addr, name in sorted(sizeless):
+        i = bisect.bisect_right(sized, (addr, float("inf"))) - 1
+        if addr in found or (i >= 0 and sized[i][0] <= addr < sized[i][1]):
+            continue
+        j = bisect.bisect_right(ordered, addr)
+        if j < len(ordered):
+            found[addr] = (ordered[j] - addr, name)
 
 
 def vector_words(elf: Path, addr: int, size: int) -> list[int]:
