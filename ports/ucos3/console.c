@@ -201,13 +201,26 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 	for (size_t i = 0; i < RTB_ARRAY_SIZE(cfg); i++)
 		n += rtb_fmt(json + n, len - n, "%s\"%s\":%lu", i ? "," : "", cfg[i].key,
 			     cfg[i].value);
+	/* How each service is provided, keyed like the core's capabilities
+	 * (docs/porting.md): notes on native ones, how the port builds what
+	 * uC/OS-III lacks, and why one is missing. */
 	n += rtb_fmt(json + n, len - n,
-		     "},\"notes\":{\"mq\":\"OSQ passes pointers: the port copies each message "
-		     "into a slot of the queue's OSMem partition and out again\","
-		     "\"mutex_none\":\"an OSSem of count 1 (uC/OS-III mutexes always "
-		     "inherit)\",\"memory\":\"no general heap in uC/OS-III: size classes on "
-		     "OSMem partitions carved from the board's heap section\"},\"unsupported\":{"
-		     "\"mutex_ceiling\":\"uC/OS-III has no priority ceiling protocol\"");
+		     "},\"notes\":{\"mutex_none\":\"an OSSem of count 1\",\"suspend_other\":"
+		     "\"OSTaskSuspend\"%s%s%s},\"emulated\":{\"memory\":\"no general heap in "
+		     "uC/OS-III, only fixed-size OSMem partitions: the port's size classes on "
+		     "partitions carved from the board's heap section\"%s},\"unsupported\":{"
+		     "\"mutex_ceiling\":\"uC/OS-III has no priority ceiling protocol\"",
+		     UCOS3_HAS_MUTEX ? ",\"mutex_inherit\":\"OSMutex (uC/OS-III mutexes always "
+				       "inherit)\""
+				     : "",
+		     UCOS3_HAS_RR ? ",\"policy_rr\":\"a quantum per task "
+				    "(OS_CFG_SCHED_ROUND_ROBIN_EN)\""
+				  : "",
+		     UCOS3_HAS_EVT ? ",\"evt\":\"OSFlag groups, 32 flags\"" : "",
+		     UCOS3_HAS_MQ ? ",\"mq\":\"OSQ passes pointers: the port copies each "
+				    "message into a slot of the queue's OSMem partition and out "
+				    "again\""
+				  : "");
 	if (!UCOS3_HAS_RR)
 		n += rtb_fmt(json + n, len - n,
 			     ",\"policy_rr\":\"OS_CFG_SCHED_ROUND_ROBIN_EN is 0 in this build\"");
