@@ -10,7 +10,7 @@ the maximum of each system, drawn as inline SVG.
 from __future__ import annotations
 
 from rtbench import reference
-from rtbench.compare import pathdiff, wording
+from rtbench.compare import capabilities, pathdiff, sidebyside, wording
 from rtbench.compare import significance as cstats
 from rtbench.compare.model import Comparison, MetricRow
 from rtbench.model import units
@@ -84,6 +84,51 @@ def _paths(comparison: Comparison, row: MetricRow) -> str:
     return "".join(out)
 
 
+def _sides(row: MetricRow) -> str:
+    """Each traced system's typical path beside the others': a summary table, the
+    functions ranked by instructions, and each call sequence."""
+    sides = [side for side in row.sides if side is not None]
+    if not sides:
+        return ""
+    headers = ["", *(f"{x.letter} {x.system}" for x in sides)]
+    sequences = "".join(f"<li>{esc(x.letter)}: {esc(x.sequence_text() or '-')}</li>" for x in sides)
+    return (
+        f'<p class="small">{esc(sidebyside.title(sides))}</p>'
+        + page.table(headers, sidebyside.summary_rows(sides))
+        + page.table(
+            sidebyside.function_headers(sides),
+            sidebyside.function_rows(sides),
+            numeric=[bool(i % 3) for i in range(3 * len(sides))],
+        )
+        + "<details><summary>Functions entered by each typical sample, in order</summary>"
+        + f'<ul class="small">{sequences}</ul></details>'
+    )
+
+
+def _services(comparison: Comparison) -> str:
+    rows = [[esc(sv.label), *(_service_cell(c) for c in sv.cells)] for sv in comparison.services]
+    return (
+        '<section class="block"><h2>Services of each system</h2>'
+        f'<p class="small muted">{esc(capabilities.source_note())}</p>'
+        + page.table(capabilities.headers(comparison.systems), rows, raw=True)
+        + "</section>"
+    )
+
+
+_SERVICE_BADGES = {
+    capabilities.NATIVE: "pass",
+    capabilities.EMULATED: "inconclusive",
+    capabilities.NOT_PORTED: "unsupported",
+    capabilities.NONE: "fail",
+}
+
+
+def _service_cell(cell: capabilities.Cell) -> str:
+    badge = _SERVICE_BADGES.get(cell.status)
+    word = page.badge(cell.status, badge) if badge else esc(cell.status)
+    return f"{word} {esc(cell.text)}" if cell.text else word
+
+
 def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str:
     unit_name, div = wording.row_scale(row)
     out = [f"<h3>{esc(row.label or '-')} <code>{esc(row.name)}</code> ({esc(unit_name)})</h3>"]
@@ -114,6 +159,8 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
             raw=True,
         )
     )
+    out += [f'<p class="small">{esc(note)}</p>' for note in row.param_notes if note]
+    out.append(_sides(row))
     out.append(_paths(comparison, row))
     names = [s.name for s in comparison.systems]
 
@@ -191,6 +238,8 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
         body.append('<section class="block"><h2>Behaviour verdicts</h2>')
         body.append(page.table(["label", "check", *(s.name for s in systems)], rows, raw=True))
         body.append("</section>")
+    if comparison.services:
+        body.append(_services(comparison))
     if comparison.metrics:
         body.append('<section class="block"><h2>Results</h2>')
         body += [_metric(comparison, row, with_reference) for row in comparison.metrics]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rtbench.compare import codesize, exact, pathdiff, pool
+from rtbench.compare import capabilities, codesize, exact, params, pathdiff, pool, sidebyside
 from rtbench.compare import significance as cstats
 from rtbench.compare.rating import FamilyRating, family_of, rate
 from rtbench.errors import UsageError
@@ -111,6 +111,12 @@ class MetricRow:
     run_cells: tuple[tuple[MetricSummary | None, ...], ...] = ()  # per system, per run
     # per system: its code path's difference against the baseline's (traced runs)
     paths: tuple[tuple[pathdiff.PathDiff, ...], ...] = ()
+    # per system: its typical path, when a system of another OS than the baseline's
+    # and the baseline were both traced (compare.sidebyside); else all None
+    sides: tuple[sidebyside.SidePath | None, ...] = ()
+    # per system: "" or the sentence naming the parameters it measured this
+    # metric with, where they differ from the baseline's (compare.params)
+    param_notes: tuple[str, ...] = ()
 
     def path_changes(self, index: int) -> tuple[pathdiff.PathDiff, ...]:
         """System `index`'s path differences worth showing: an unchanged path is
@@ -156,6 +162,8 @@ class Comparison:
     notes: tuple[str, ...] = field(default=())
     # per system: how it is compared with the baseline (None for the baseline)
     pairings: tuple[exact.Pairing | None, ...] = ()
+    # the services each system has, when they run different operating systems
+    services: tuple[capabilities.Service, ...] = ()
 
     def exact_with(self, index: int) -> bool:
         """Whether system `index` is compared exactly with the baseline (deterministic)."""
@@ -405,6 +413,8 @@ def build(
                     per_run[key] = [[None] * s.n_runs for s in systems]
                 if per_run[key][index][run_index] is None:
                     per_run[key][index][run_index] = m
+    differ = sidebyside.other_os(systems)
+    param_notes = params.merge(order, per_run, differ)
     pairings = [None, *(exact.pairing(systems[0], other) for other in systems[1:])]
     rows: list[MetricRow] = []
     for key in order:
@@ -431,7 +441,13 @@ def build(
                 cells=tuple(row_cells),
                 differences=diffs,
                 run_cells=run_cells,
-                paths=pathdiff.for_metric(systems, row_cells),
+                # two kernels share no functions: their paths are set side by side
+                paths=tuple(
+                    () if d else p
+                    for d, p in zip(differ, pathdiff.for_metric(systems, row_cells), strict=True)
+                ),
+                sides=sidebyside.for_metric(systems, row_cells, differ),
+                param_notes=tuple(param_notes.get(key, {}).get(i, "") for i in range(len(systems))),
             )
         )
     verdict_rows = _verdict_rows(systems)
@@ -461,6 +477,7 @@ def build(
             *codesize.lines(systems),
         ),
         pairings=tuple(pairings),
+        services=capabilities.table(systems),
     )
 
 
@@ -523,7 +540,7 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
     return out
 
 
-_PER_RUN_CONDITION_KEYS = ("units", "functions")
+_PER_RUN_CONDITION_KEYS = ("units", "functions", "critical_sections")
 
 
 def _settings_text(doc: ResultsDocument) -> str:
@@ -543,6 +560,8 @@ def _run_facts(system: System) -> dict[str, str]:
     # A condition's per-unit account (a trace's log sizes, reads, lost events) differs
     # from run to run of one setup, and what the image holds (how many functions) with
     # the code measured, which the kernel lines already name: the setup is the rest.
+    # A path trace's table of critical-section functions belongs to the RTOS, which
+    # "OS" already compares.
     other_conditions = {
         k: {n: x for n, x in v.items() if n not in _PER_RUN_CONDITION_KEYS}
         if isinstance(v, Mapping)

@@ -8,7 +8,7 @@ import io
 import json
 
 from rtbench import reference
-from rtbench.compare import pathdiff, wording
+from rtbench.compare import capabilities, pathdiff, sidebyside, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 
@@ -42,6 +42,8 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
         )
     header = ["system", *wording.STAT_HEADERS]
     out += _md_table([*header, "difference"], rows, set(range(1, 9)))
+    out += ["", *(f"- {note}" for note in row.param_notes if note)] if any(row.param_notes) else []
+    out += _md_sides(row)
     for index, system in enumerate(comparison.systems):
         for path in row.path_changes(index):
             out += ["", f"Path difference of {system.letter}, {path.head()}:", ""]
@@ -62,6 +64,37 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
             ),
         ]
     return [*out, ""]
+
+
+def _md_sides(row: MetricRow) -> list[str]:
+    """Each traced system's typical path beside the others': a summary table, the
+    functions ranked by instructions, and each call sequence."""
+    sides = [side for side in row.sides if side is not None]
+    if not sides:
+        return []
+    out = ["", sidebyside.title(sides), ""]
+    out += _md_table(
+        ["", *(f"{x.letter} {x.system}" for x in sides)], sidebyside.summary_rows(sides), set()
+    )
+    numeric = {i for i in range(3 * len(sides)) if i % 3}
+    out += [
+        "",
+        *_md_table(sidebyside.function_headers(sides), sidebyside.function_rows(sides), numeric),
+    ]
+    out += [""] + [f"- {x.letter} entered, in order: {x.sequence_text() or '-'}" for x in sides]
+    return out
+
+
+def _md_services(comparison: Comparison) -> list[str]:
+    rows = [[sv.label, *(c.full() for c in sv.cells)] for sv in comparison.services]
+    return [
+        "## Services of each system",
+        "",
+        capabilities.source_note(),
+        "",
+        *_md_table(capabilities.headers(comparison.systems), rows, set()),
+        "",
+    ]
 
 
 def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
@@ -96,6 +129,8 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
         ]
         out += _md_table(["label", "check", *(s.name for s in comparison.systems)], rows, set())
         out.append("")
+    if comparison.services:
+        out += _md_services(comparison)
     if comparison.metrics:
         out += ["## Results", ""]
         for row in comparison.metrics:
@@ -151,6 +186,7 @@ CSV_COLUMNS = (
     "median_change",
     "max_change",
     "path_difference",
+    "code_path",
 )
 
 
@@ -162,11 +198,13 @@ def _num(value: float | None) -> str:
 
 def _exact_columns(comparison: Comparison, row: MetricRow, index: int) -> list[str]:
     """The -icount shift of an exact comparison, the exact change of the median and
-    the maximum (in `unit`), and the path difference against A."""
+    the maximum (in `unit`), the path difference against A, and the system's own
+    path when paths are set side by side (systems of other OSes)."""
     diff = row.differences[index]
     exact = None if diff is None else diff.exact
     pairing = comparison.pairings[index] if index < len(comparison.pairings) else None
     changes = {} if exact is None else {c.statistic: c.delta for c in exact.changes}
+    side = row.sides[index] if index < len(row.sides) else None
     paths = " | ".join(
         d.line(comparison.systems[index].letter, None) for d in row.path_changes(index)
     )
@@ -175,6 +213,7 @@ def _exact_columns(comparison: Comparison, row: MetricRow, index: int) -> list[s
         "" if exact is None else _num(changes.get("median", 0.0)),
         "" if exact is None else _num(changes.get("max", 0.0)),
         paths,
+        "" if side is None else side.line(None),
     ]
 
 

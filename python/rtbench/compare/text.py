@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Sequence
 
 from rtbench import reference
-from rtbench.compare import pathdiff, wording
+from rtbench.compare import capabilities, pathdiff, sidebyside, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 WIDTH = 100
@@ -85,10 +85,16 @@ def _metric_block(
         diff = row.differences[index]
         color = _OUTCOME_COLORS.get(diff.outcome, "") if diff is not None else ""
         lines.append(s(line, color) if color else line)
+    details += [note for note in row.param_notes if note]
     for index, system in enumerate(comparison.systems):
         details += wording.path_lines(row, index, system.letter, pathdiff.TERMINAL_CHANGES)
     for text in details:
         lines.extend(_wrap(text, "    "))
+    sides = [side for side in row.sides if side is not None]
+    if sides:
+        lines.append("    " + sidebyside.title(sides))
+        for side in sides:
+            lines.extend(_wrap(side.line(), "      "))
     published = wording.reference_rows(row, div) if with_reference else []
     if published:
         ref_table = [["published (not this machine)", "min", "avg", "max", ""]]
@@ -97,6 +103,25 @@ def _metric_block(
         lines.append(s(aligned[0], "dim"))
         lines.extend(aligned[1:])
     return lines
+
+
+def _services(comparison: Comparison) -> list[str]:
+    """The capability table: a word per system, then what each port says of the
+    services it does not have natively."""
+    table = [
+        [
+            "service",
+            *(f"{sy.letter} {sidebyside.os_of(sy) or '?'}" for sy in comparison.systems),
+        ]
+    ]
+    table += [[sv.label, *(c.status for c in sv.cells)] for sv in comparison.services]
+    out = _align(table, [False] * len(table[0]), "  ")
+    for service in comparison.services:
+        for system, cell in zip(comparison.systems, service.cells, strict=True):
+            if cell.text and cell.status != capabilities.NATIVE:
+                out.extend(_wrap(f"{system.letter} {service.label}: {cell.full()}", "  "))
+    out.extend(_wrap(capabilities.source_note(), "  "))
+    return out
 
 
 def render(comparison: Comparison, *, color: bool = False, with_reference: bool = False) -> str:
@@ -111,6 +136,9 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
         out += ["", s("Configuration differences (read these before the figures)", "bold")]
         for w in comparison.warnings:
             out.extend(_wrap("! " + w, "  "))
+    if comparison.services:
+        out += ["", s("Services of each system", "bold")]
+        out.extend(_services(comparison))
     if comparison.metrics:
         title = (
             "Results, with the published figures of other systems (not this machine)"

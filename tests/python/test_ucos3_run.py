@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: Apache-2.0
+"""uC/OS-III on the emulated board, through `rtbench run --target
+qemu:ucos3-mps2-an385`, and beside FreeRTOS on the same board.
+
+- Deterministic mode gives the same figures in two runs.
+- `--trace` names uC/OS-III's own functions on the path of a blocking take and
+  of the signal that wakes the waiter, the assembly ones of uC/CPU and of the
+  port included, and counts their critical sections.
+- One run of both RTOSes writes the comparison with each metric's two code paths
+  side by side and the services each image reports.
+
+Skipped, with the sentence `rtbench targets` gives, when UCOS3_PATH (or, for the
+comparison, FREERTOS_KERNEL_PATH), the ARM toolchain, picolibc or
+qemu-system-arm are missing; marked slow (a few runs of a few minutes in all)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import cli
+from rtbench.model import records
+from rtbench.model.results import RESULTS_FILE
+from rtbench.targets.firmware import target as fw_target
+from rtbench.targets.firmware.rtoses import FREERTOS, UCOS3
+
+WHY_NOT = fw_target.ready(UCOS3)
+WHY_NOT_BOTH = WHY_NOT or fw_target.ready(FREERTOS)
+pytestmark = [pytest.mark.skipif(WHY_NOT is not None, reason=f"{WHY_NOT}"), pytest.mark.slow]
+SPEC = "qemu:ucos3-mps2-an385"
+FREERTOS_SPEC = "qemu:freertos-mps2-an385"
+# what a take that blocks runs through in uC/OS-III v3.08.02: the pend, the wait
+# list, the scheduler, uC/CPU's critical sections and the port's PendSV handler
+ON_THE_WAIT_PATH = {
+    "OSSemPend",
+    "OS_Pend",
+    "OSSched",
+    "CPU_SR_Save",
+    "CPU_SR_Restore",
+    "OS_CPU_PendSVHandler",
+}
+ON_THE_SIGNAL_PATH = {"OSSemPost", "OS_Post", "OSSched", "CPU_SR_Save", "OS_CPU_PendSVHandler"}
+# short runs; sem.wait.block with 40 waiters: FreeRTOS spreads them over its 29
+# priority levels, uC/OS-III over 40 of its 60
+SHORT = ("--set", "iterations=2000")
+SHORT_BLOCK = ("--set", "waiters=40", "--set", "rounds=5")
+
+
+def _results(out: Path) -> dict[str, Any]:
+    data = json.loads((out / RESULTS_FILE).read_text())
+    records.validate(data, "results")
+    assert isinstance(data, dict)
+    return data
+
+
+def _result_records(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {
+        (str(r["scenario"]), str(r["metric"])): r
+        for s in data["scenarios"]
+        for r in s["records"]
+        if r.get("type") == "result"
+    }
+
+
+def _figures(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every metric's statistics, without when its maximum happened (a moment)."""
+    return {
+        key: {k: v for k, v in r["stats"].items() if not k.endswith("_at_ticks")}
+        for key, r in _result_records(data).items()
+        if r.get("stats")
+    }
+
+
+def _run(out: Path, *args: str) -> None:
+    done = cli(*args, "--out", str(out), cwd=out.parent, timeout=1800)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def test_deterministic_runs_give_identical_figures(tmp_path: Path) -> None:
+    runs = []
+    for n in (1, 2):
+        out = tmp_path / f"d{n}"
+        _run(out, "run", "--target", SPEC, "--deterministic", "--only", "sem.wait.available",
+             "mq.send.no_waiter", *SHORT)  # fmt: skip
+        runs.append(_figures(_results(out)))
+    first, second = runs
+    # the calibration, the semaphore's wait and signal, the queue's send and receive
+    assert {k[0] for k in first} >= {"sem.wait.available", "mq.send.no_waiter"}, first
+    differ = {k: (v, second.get(k)) for k, v in first.items() if second.get(k) != v}
+    assert not differ, differ
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One traced, deterministic run of FreeRTOS and uC/OS-III: sem.wait.block."""
+    if WHY_NOT_BOTH is not None:
+        pytest.skip(WHY_NOT_BOTH)
+    out = tmp_path_factory.mktemp("rtos") / "run"
+    _run(out, "run", "--target", FREERTOS_SPEC, "--target", SPEC, "--deterministic", "--trace",
+         "--only", "sem.wait.block", *SHORT_BLOCK)  # fmt: skip
+    return out
+
+
+def test_the_trace_names_ucos3_functions_and_counts_critical_sections(both: Path) -> None:
+    data = _results(both / "qemu-ucos3-mps2-an385")
+    table = data["run"]["conditions"]["path_trace"]["critical_sections"]
+    assert table == {
+        "enter": ["CPU_SR_Save"],
+        "exit": ["CPU_SR_Restore"],
+        "inline": ["OS_CPU_PendSVHandler"],
+    }
+    found = _result_records(data)
+    wait = found[("sem.wait.block", "acquire")]["path"]["typical"]
+    signal = found[("sem.signal.unblock", "release")]["path"]["typical"]
+    assert set(wait["sequence"]) >= ON_THE_WAIT_PATH, wait["sequence"]
+    assert set(signal["sequence"]) >= ON_THE_SIGNAL_PATH, signal["sequence"]
+    for sample in (wait, signal):
+        calls = sample["calls"]
+        # uC/CPU's assembly functions are named, never left as addresses
+        assert not [f for f in sample["instructions_by_function"] if f.startswith("0x")]
+        assert calls["CPU_SR_Save"] == calls["CPU_SR_Restore"] >= 1
+        counted = sample["critical_sections"]
+        assert counted["entries"] == calls["CPU_SR_Save"] + calls["OS_CPU_PendSVHandler"]
+        assert counted["calls"] == 2 * calls["CPU_SR_Save"]
+
+
+def test_the_comparison_sets_the_paths_and_the_services_side_by_side(both: Path) -> None:
+    md = (both / "comparison" / "comparison.md").read_text()
+    assert "## Services of each system" in md
+    assert (
+        "| priority ceiling | none: FreeRTOS has no priority ceiling protocol | none: uC/OS-III"
+        in md
+    )
+    assert "| round-robin among equal priorities | none: time slicing" in md
+    assert "| message queues (messages copied) | native: xQueueSend" in md
+    assert "emulated: OSQ passes pointers" in md
+    # sem.wait.block's waiters share 29 priority levels on FreeRTOS and 40 on uC/OS-III
+    assert "B measured it with priority_levels=40, A with priority_levels=29" in md
+    assert "Code paths side by side, typical samples (exact instruction counts):" in md
+    blocks = md.split("### SEM-P-ARC `sem.wait.block acquire")[1].split("###")[0]
+    assert "| A function | instructions | entries | B function | instructions | entries |" in blocks
+    assert "vPortEnterCritical" in blocks and "CPU_SR_Save" in blocks and "OS_Pend" in blocks
+    assert "Path difference of B" not in md  # two kernels: side by side, not a difference
+    page = (both / "comparison" / "comparison.html").read_text()
+    assert "Services of each system" in page and "Code paths side by side" in page
