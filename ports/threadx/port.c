@@ -346,7 +346,20 @@ size_t rtb_fw_os_facts(char *buf, size_t len)
 		if (n < len)
 			n += setting_json(buf + n, len - n, &settings[i]);
 	}
+	/* How each service is provided, keyed like the core's capabilities
+	 * (docs/porting.md): notes on native ones, and why one is missing. */
 	if (n < len)
-		n += rtb_fmt(buf + n, len - n, "}}");
+		n += rtb_fmt(buf + n, len - n,
+			     "},\"notes\":{\"mutex_inherit\":\"a TX_INHERIT mutex\","
+			     "\"mutex_none\":\"a TX_NO_INHERIT mutex (waiters in arrival "
+			     "order)\",\"policy_rr\":\"a time slice per thread\","
+			     "\"suspend_other\":\"tx_thread_suspend\",\"evt\":\"event flags "
+			     "groups, 32 flags\",\"mq\":\"tx_queue copies each message (1 to "
+			     "16 words: 4 to 64 bytes) into the queue and out again\","
+			     "\"memory\":\"one tx_byte_pool, a general heap\"},"
+			     "\"unsupported\":{\"mutex_ceiling\":\"ThreadX has no priority "
+			     "ceiling protocol\",\"ipc\":\"signals, System V semaphores and "
+			     "POSIX message queues are POSIX services, not ThreadX ones\","
+			     "\"cache_flush\":\"the Cortex-M3 has no data cache\"}}");
 	return n < len ? n : len - 1;
 }
