@@ -141,21 +141,26 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 	/* How each service is provided, keyed like the core's capabilities
 	 * (docs/porting.md): notes on native ones, why one is missing, and what
 	 * FreeRTOS has that the port does not use. */
+	static const char rr_sliced[] =
+		",\"policy_rr\":\"time slicing for the whole kernel (configUSE_TIME_SLICING "
+		"1): equal priorities take turns every tick, FIFO threads too\"";
+	static const char rr_none[] =
+		",\"policy_rr\":\"time slicing of equal priorities is one switch for the "
+		"whole kernel (configUSE_TIME_SLICING, with preemption), off in this build, "
+		"not a policy per task\"";
 	n += rtb_fmt(json + n, len - n,
 		     "},\"notes\":{\"mutex_inherit\":\"xSemaphoreCreateMutex (FreeRTOS mutexes "
 		     "always inherit)\",\"mutex_none\":\"a binary semaphore (no owner, no "
 		     "inheritance)\",\"mq\":\"xQueueSend and xQueueReceive copy each message "
 		     "into the queue's storage and out again\",\"evt\":\"event groups, 24 "
 		     "flags\",\"memory\":\"heap_4: one general heap, first fit, adjacent free "
-		     "blocks merged\"},\"unsupported\":{\"mutex_ceiling\":\"FreeRTOS has no "
-		     "priority ceiling protocol\",\"policy_rr\":\"time slicing of equal "
-		     "priorities is one switch for the whole kernel (configUSE_TIME_SLICING, "
-		     "%lu in this build), not a policy per task\",\"ipc\":\"signals, System V "
-		     "semaphores and POSIX message queues are POSIX services, not FreeRTOS "
-		     "ones\",\"cache_flush\":\"the Cortex-M3 has no data cache\"},"
-		     "\"not_ported\":{\"suspend_other\":\"FreeRTOS has vTaskSuspend; "
-		     "rtbench's port does not implement suspending another task\"}}",
-		     (unsigned long)configUSE_TIME_SLICING);
+		     "blocks merged\"%s},\"unsupported\":{\"mutex_ceiling\":\"FreeRTOS has no "
+		     "priority ceiling protocol\"%s,\"ipc\":\"signals, System V semaphores and "
+		     "POSIX message queues are POSIX services, not FreeRTOS ones\","
+		     "\"cache_flush\":\"the Cortex-M3 has no data cache\"},\"not_ported\":{"
+		     "\"suspend_other\":\"FreeRTOS has vTaskSuspend; rtbench's port does not "
+		     "implement suspending another task\"}}",
+		     FRT_TIME_SLICED ? rr_sliced : "", FRT_TIME_SLICED ? "" : rr_none);
 	return n;
 }
 

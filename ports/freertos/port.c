@@ -50,8 +50,6 @@
 #include "fw_console.h"
 #include "rtb/core.h"
 
-/* Equal priorities take turns at the tick (tasks.c: xTaskIncrementTick). */
-#define FRT_TIME_SLICED (configUSE_PREEMPTION == 1 && configUSE_TIME_SLICING == 1)
 #if FRT_TIME_SLICED
 #define FRT_CAP_RR RTB_CAP_POLICY_RR
 #else

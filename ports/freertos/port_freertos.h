@@ -14,6 +14,10 @@
 #define FRT_PRIO_CONSOLE (configMAX_PRIORITIES - 1)
 #define FRT_NATIVE(p) ((UBaseType_t)(p) + 1u)
 
+/* Equal priorities take turns at the tick (tasks.c: xTaskIncrementTick): the
+ * port then claims round-robin (port.c) and the facts say so (console.c). */
+#define FRT_TIME_SLICED (configUSE_PREEMPTION == 1 && configUSE_TIME_SLICING == 1)
+
 /* Task notification indexes. */
 #define FRT_NOTE_RESUME 0 /* rtb_port_thread_resume */
 #define FRT_NOTE_START 1  /* rtb_port_thread_start */

@@ -193,3 +193,17 @@ def test_one_kernel_matches_parameters_exactly(tmp_path: Path) -> None:
     c = model.build(model.load_systems([a, b]))
     assert len(c.metrics) == 2  # a configuration of one OS measured something else
     assert all(not note for row in c.metrics for note in row.param_notes)
+
+
+def test_the_capabilities_decide_whether_a_service_is_there(tmp_path: Path) -> None:
+    # a time-sliced FreeRTOS build claims round-robin: a stale reason in the facts
+    # does not make it missing, and a service the caps lack is never native
+    a = deterministic_result(tmp_path / "a", {WAIT: [400] * 100})
+    b = deterministic_result(tmp_path / "b", {WAIT: [180] * 100})
+    _rtos(a, "FreeRTOS", "freertos", [*FREERTOS_CAPS, "policy_rr"], FREERTOS_FACTS)
+    _rtos(b, "uC/OS-III", "ucos3", ["realtime"], {"notes": {"mq": "OSQ"}})
+    c = model.build(model.load_systems([a, b]))
+    cells = {s.key: tuple(cell.status for cell in s.cells) for s in c.services}
+    assert cells["policy_rr"] == ("native", "none")
+    assert cells["mq"] == ("native", "none")
+    assert cells["memory"] == ("native", "-")  # no facts of an allocator: not known

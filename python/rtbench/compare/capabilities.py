@@ -78,24 +78,31 @@ def _said(facts: Mapping[str, Any], part: str, key: str) -> str | None:
 
 
 def cell(system: System, key: str, caps_needed: tuple[str, ...]) -> Cell:
-    """One system's cell of a service (see the module's docstring)."""
+    """One system's cell of a service (see the module's docstring): the capabilities
+    say whether it is there, the facts how or why not."""
     facts = facts_of(system)
-    for part, status in (("emulated", EMULATED), ("not_ported", NOT_PORTED), ("unsupported", NONE)):
-        said = _said(facts, part, key)
-        if said is not None:
-            return Cell(status, said)
     note = _said(facts, "notes", key) or ""
-    if key == "memory":
+    emulated = _said(facts, "emulated", key)
+    caps = (first_meta(system.doc) or {}).get("caps")
+    if key == "memory" or not isinstance(caps, list):
+        # no capability says it (the allocator; an imported result): the facts alone
+        for part, status in ((EMULATED, EMULATED), ("not_ported", NOT_PORTED),
+                             ("unsupported", NONE)):  # fmt: skip
+            said = _said(facts, part, key)
+            if said is not None:
+                return Cell(status, said)
         heap = facts.get("heap")
         scheme = heap.get("scheme") if isinstance(heap, Mapping) else None
-        if not note and not scheme:
-            return Cell(UNKNOWN, "")
-        return Cell(NATIVE, note or str(scheme))
-    caps = (first_meta(system.doc) or {}).get("caps")
-    if not isinstance(caps, list):
+        if key == "memory" and (note or scheme):
+            return Cell(NATIVE, note or str(scheme))
         return Cell(UNKNOWN, "")
     if not any(c in caps for c in caps_needed):
-        return Cell(NONE, "")
+        not_ported = _said(facts, "not_ported", key)
+        if not_ported is not None:
+            return Cell(NOT_PORTED, not_ported)
+        return Cell(NONE, _said(facts, "unsupported", key) or "")
+    if emulated is not None:
+        return Cell(EMULATED, emulated)
     if key == "evt" and "evt_emulated" in caps:
         return Cell(EMULATED, note or "built from a mutex and a condition variable")
     return Cell(NATIVE, note)
