@@ -134,7 +134,7 @@ def test_the_comparison_sets_the_paths_and_the_services_side_by_side(both: Path)
         "| priority ceiling | none: FreeRTOS has no priority ceiling protocol | none: uC/OS-III"
         in md
     )
-    assert "| round-robin among equal priorities | none: time slicing" in md
+    assert "| round-robin among equal priorities | native: time slicing for the whole kernel" in md
     assert "| message queues (messages copied) | native: xQueueSend" in md
     assert "emulated: OSQ passes pointers" in md
     # sem.wait.block's waiters share 29 priority levels on FreeRTOS and 40 on uC/OS-III
