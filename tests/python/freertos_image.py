@@ -15,6 +15,7 @@ with picolibc, cmake and qemu-system-arm. ``missing()`` says which is absent.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import selectors
@@ -145,6 +146,10 @@ class Image:
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         assert self.proc.stdout is not None
+        # as rtbench does (targets.guest.machine.widen_pipe): the UART never waits
+        # on this process, so -icount figures do not follow the host's load
+        if hasattr(fcntl, "F_SETPIPE_SZ"):
+            fcntl.fcntl(self.proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
         os.set_blocking(self.proc.stdout.fileno(), False)
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.proc.stdout, selectors.EVENT_READ)

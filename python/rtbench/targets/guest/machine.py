@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import IO, Protocol
 
 from rtbench.targets.guest.link import Link, request_line
 
@@ -168,6 +168,22 @@ def _die_with_parent() -> None:
         _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
+# The machine's output pipe is made this large (Linux's default limit for an
+# unprivileged pipe): an emulated UART whose host side cannot take a byte says
+# "transmitter full" and the guest waits, so with a small pipe and a busy host
+# the guest's timeline would follow how fast rtbench reads, and deterministic
+# (-icount) runs would not repeat.
+PIPE_BYTES = 1 << 20
+
+
+def widen_pipe(stream: IO[bytes] | None) -> None:
+    """Make the pipe behind `stream` PIPE_BYTES large, where the system allows."""
+    if stream is None or not hasattr(fcntl, "F_SETPIPE_SZ"):
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+
+
 class Machine:
     """A running QEMU guest and its serial link."""
 
@@ -195,6 +211,7 @@ class Machine:
                 # only a resolved C call between fork and exec
                 preexec_fn=_die_with_parent,  # noqa: PLW1509
             )
+        widen_pipe(self._process.stdout)
         atexit.register(self.stop)
         self.started_at = time.monotonic()
         assert self._process.stdout is not None and self._process.stdin is not None
