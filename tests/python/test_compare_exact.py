@@ -412,3 +412,20 @@ def test_cli_fail_on_regression_on_deterministic_runs(run_cli: RunCli, tmp_path:
     assert "SLOWER" in (tmp_path / "cmp" / "comparison.html").read_text()
     # without the option a regression is a result, not an error
     assert run_cli("compare", str(a), str(slower)).returncode == 0
+
+
+def test_an_exact_small_difference_names_the_better_system(tmp_path: Path) -> None:
+    """Deterministic figures carry no noise: a take 4 % slower on every sample is a
+    real, exact difference, and the rating names the faster system instead of
+    calling the two a tie inside the 10 % noise band of measured runs."""
+    slower = [round(v * 1.04) for v in BASE_WAIT]
+    a = deterministic_result(tmp_path / "a", {WAIT: BASE_WAIT, SIGNAL: BASE_SIGNAL})
+    b = deterministic_result(tmp_path / "b", {WAIT: slower, SIGNAL: BASE_SIGNAL})
+    sync = next(r for r in _build(a, b).ratings if r.family == "synchronisation")
+    assert sync.best == ("A",), sync.sentence
+    assert "an exact difference" in sync.sentence
+    # Negative control: the same figures with noise (not deterministic) tie.
+    noisy_a = write_result(tmp_path / "na", {WAIT: BASE_WAIT, SIGNAL: BASE_SIGNAL})
+    noisy_b = write_result(tmp_path / "nb", {WAIT: slower, SIGNAL: BASE_SIGNAL})
+    noisy = next(r for r in _build(noisy_a, noisy_b).ratings if r.family == "synchronisation")
+    assert noisy.best == ()

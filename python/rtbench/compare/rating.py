@@ -48,7 +48,8 @@ RULES: tuple[str, ...] = (
     "'no significant difference'.",
     "Systems whose score is within the noise band of the best one share the first place "
     "(when all do, no system is named); 'by how much' is the next system's score divided "
-    "by the best one's.",
+    "by the best one's. Deterministic pairs carry no noise: they share a place only "
+    "with equal scores.",
     "Calibration, throughput and other metrics without a family are shown but not rated.",
 )
 
@@ -173,10 +174,15 @@ def _performance(
     )
     kind = "an exact" if exact else "a significant"
     details = f"scores {listed}; {base}, {significant} with {kind} difference"
-    # Systems within the noise band of the best one share the first place.
-    top = sorted(i for s, i in ranked if s < best_score * (1.0 + min_change))
+    # Systems within the noise band of the best one share the first place; an
+    # exact comparison has no noise, so there only an equal score ties.
+    band = 0.0 if exact else min_change
+    top = sorted(i for s, i in ranked if s <= best_score * (1.0 + band))
     if len(top) == len(ranked) and len(ranked) > 1:
-        sentence = f"no system is more than {min_change * 100:g}% better overall ({details})"
+        if exact:
+            sentence = f"equal scores ({details})"
+        else:
+            sentence = f"no system is more than {band * 100:g}% better overall ({details})"
         return FamilyRating(name, what, (), sentence, tuple(scores), len(counted), significant)
     letters = tuple(systems[i].letter for i in top)
     if len(ranked) > len(top):
@@ -184,7 +190,9 @@ def _performance(
         how = f"{runner_score / best_score:.2f}× better score than {systems[runner].letter}"
     else:
         how = "the only system with a score"
-    tie = " (within the noise band of each other)" if len(top) > 1 else ""
+    tie = ""
+    if len(top) > 1:
+        tie = " (equal scores)" if exact else " (within the noise band of each other)"
     notes = "".join(_failing_note(systems[i].letter, failing[i]) for i in top)
     sentence = f"best: {', '.join(letters)}{tie}, {how} ({details}){notes}"
     return FamilyRating(name, what, letters, sentence, tuple(scores), len(counted), significant)
