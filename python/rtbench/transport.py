@@ -18,7 +18,8 @@ import queue
 import signal
 import subprocess
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -74,6 +75,20 @@ class Transport(Protocol):
     def describe(self) -> dict[str, str | None]:
         """What the results record about the target's core (path, version, ...)."""
         ...
+
+
+# The clock a watchdog reads: seconds of progress since an arbitrary start.
+Clock = Callable[[], float]
+
+
+def watchdog_clock(transport: object) -> Clock:
+    """The clock the runner's watchdog measures a unit's deadline on: the host's
+    monotonic clock, unless the transport offers `progress_clock()` (an emulator
+    whose figures follow its instructions, not the host's clock, so a busy host
+    slows it down without its scenarios being late)."""
+    offered = getattr(transport, "progress_clock", None)
+    clock = offered() if callable(offered) else None
+    return clock if clock is not None else time.monotonic
 
 
 _STDERR_TAIL_BYTES = 8192

@@ -9,6 +9,8 @@ import gzip
 import lzma
 import os
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -17,8 +19,11 @@ from pathlib import Path
 import pytest
 
 from conftest import cli
+from rtbench import transport
 from rtbench.errors import UsageError
+from rtbench.targets import qemu_base
 from rtbench.targets.guest import debian, images, initramfs, link
+from rtbench.targets.guest import machine as machine_mod
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
 from rtbench.targets.guest.tuning import GuestTuning, cpu_list
 from rtbench.targets.qemu import EMULATED_MESSAGE, emulation_caveats, parse_spec
@@ -575,3 +580,60 @@ def test_bad_qemu_targets_are_one_sentence_before_anything_boots(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+class _Stalled:
+    """A machine whose emulator used `cpu` seconds of CPU so far."""
+
+    def __init__(self, cpu: float) -> None:
+        self.cpu = cpu
+
+    def cpu_seconds(self) -> float:
+        return self.cpu
+
+
+class _Board(qemu_base.QemuBase):
+    def __init__(self, deterministic: bool) -> None:
+        super().__init__("qemu:test", "test", "qemu-system-arm", "test", "core")
+        self.deterministic = deterministic
+
+    def shares_host_cpus(self) -> bool:
+        return not self.deterministic
+
+
+def test_a_deterministic_machine_is_watched_on_its_own_progress(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    board = _Board(deterministic=True)
+    machine = _Stalled(1.0)
+    board.machine = machine  # type: ignore[assignment]
+    clock = board.transport().progress_clock()
+    assert clock is not None
+    now = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    start = clock()
+    now[0] += 30.0  # the host's clock moves, the emulator got no CPU
+    assert clock() - start == pytest.approx(30.0 / qemu_base.WALL_CAP)
+    machine.cpu += 200.0  # then it executes: its CPU time is its progress
+    assert clock() - start == pytest.approx(200.0 - (1000.0 / qemu_base.WALL_CAP - 1.0))
+    # a machine measured on the host's clock offers none (the host's clock is used)
+    assert _Board(deterministic=False).transport().progress_clock() is None
+    assert transport.watchdog_clock(_Board(deterministic=False).transport()) is time.monotonic
+
+
+def test_the_cpu_time_of_a_running_process_is_read() -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
+         "while time.process_time() < end: pass\ntime.sleep(30)"],
+    )  # fmt: skip
+    try:
+        fake = machine_mod.Machine.__new__(machine_mod.Machine)
+        fake._process = child
+        deadline = time.monotonic() + 20.0
+        used = fake.cpu_seconds()
+        while (used is None or used < 0.25) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            used = fake.cpu_seconds()
+        assert used is not None and 0.25 <= used < 5.0
+    finally:
+        child.kill()
+        child.wait()
+    assert fake.cpu_seconds() is None  # gone: nothing to read

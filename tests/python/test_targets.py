@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from rtbench.run import runner
 from rtbench.run.hooks import HookContext
 from rtbench.run.progress import Progress
 from rtbench.targets.local import LocalTarget
-from rtbench.transport import CoreStream, LocalProcess, TargetLost
+from rtbench.transport import CoreStream, EndOfStream, LocalProcess, TargetLost
 
 
 class _VanishingStream:
@@ -219,3 +220,84 @@ def test_a_target_lost_while_listing_is_one_sentence(
     control = _ScriptedTransport(core_binary, vanish_in="run", recovers=False)
     _meta, listed = runner.query_catalog(control, measurement_cpu)
     assert listed
+
+
+class _SilentStream:
+    """A unit that writes nothing for `quiet_s`, then ends without its records."""
+
+    def __init__(self, quiet_s: float) -> None:
+        self._until = time.monotonic() + quiet_s
+        self.killed = False
+
+    def read_line(self, timeout_s: float) -> str | None:
+        if self.killed or time.monotonic() >= self._until:
+            raise EndOfStream
+        time.sleep(min(timeout_s, 0.05))
+        return None
+
+    def terminate(self) -> None:
+        self.killed = True
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def wait(self, timeout_s: float) -> int | None:
+        return -9 if self.killed else 1
+
+    def stderr_tail(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        pass
+
+
+class _SlowEmulatorTransport(_ScriptedTransport):
+    """sem.wait.block stays silent for 7 s (longer than the watchdog's 5 s of slack);
+    `progress_clock`, when given, is the emulator's own clock, at half the host's
+    pace (a host busy with other work)."""
+
+    def __init__(self, core: Path, paced: bool) -> None:
+        super().__init__(core, vanish_in="", recovers=True)
+        self.paced = paced
+        self.silent: _SilentStream | None = None
+
+    def start(self, args: Sequence[str]) -> CoreStream:
+        if "sem.wait.block" in args:
+            self.silent = _SilentStream(7.0)
+            return self.silent
+        return self._local.start(args)
+
+    def progress_clock(self) -> Any:
+        if not self.paced:
+            return None
+        return lambda: time.monotonic() / 2.0
+
+
+@pytest.mark.parametrize("paced", [True, False])
+def test_the_watchdog_reads_the_clock_the_target_offers(
+    core_binary: Path, measurement_cpu: int, tmp_path: Path, paced: bool
+) -> None:
+    target = ScriptedTarget(core_binary, vanish_in="", recovers=True)
+    transport = _SlowEmulatorTransport(core_binary, paced)
+    target._scripted = transport
+    _meta, core_catalog = runner.query_catalog(transport, measurement_cpu)
+    selection, _ = catalog.select(core_catalog, ["sem.wait.block"])
+    options = runner.RunOptions(
+        profile="quick", patterns=(), cpu=measurement_cpu, out_dir=tmp_path, raw_max=100,
+        deadline_scale=0.0001,  # the deadline is the watchdog's slack alone
+    )  # fmt: skip
+    ui = runner.Ui(warn=lambda _t: None, info=lambda _t: None)
+    run = runner.Run(
+        options, target, core_catalog, selection, {}, [], ui,
+        Progress(io.StringIO(), interactive=False), "test",
+    )  # fmt: skip
+    run.execute()
+    status = {o.name: o.status for o in run.outcomes}["sem.wait.block"]
+    assert transport.silent is not None
+    if paced:
+        # 7 s on the host are 3.5 s of the emulator's progress: inside the slack
+        # (it then ends without its records: crashed, not late)
+        assert status == "crashed"
+    else:
+        # negative control: on the host's clock the same unit is late and killed
+        assert status == "timeout"

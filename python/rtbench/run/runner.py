@@ -5,7 +5,9 @@ The runner always runs `cal.timestamp` first and hands its minimum (the cost
 of a timestamp) and the counter frequency to every later process, so a whole
 run uses one calibration. Each unit runs in its own process and session; a
 unit that overruns its deadline (from the core's catalog, plus slack) is
-killed and recorded as `timeout`, one that dies or ends without its `end`
+killed and recorded as `timeout` (the deadline is measured on the target's
+watchdog clock: the host's, or an emulator's own progress when its figures do not
+depend on the host's load, see `transport.watchdog_clock`), one that dies or ends without its `end`
 record as `crashed`, and the run goes on. results.json is rewritten after
 every unit. SIGINT, SIGTERM and SIGHUP ask the running unit to stop (it reports what
 it measured), then the run ends as interrupted. Settings changed on the target for
@@ -66,7 +68,7 @@ from rtbench.run.hooks import HookContext, RunHook
 from rtbench.run.measure import MeasureOptions
 from rtbench.run.progress import Progress
 from rtbench.targets.base import Target, Tuning
-from rtbench.transport import CoreStream, EndOfStream, TargetLost, Transport
+from rtbench.transport import CoreStream, EndOfStream, TargetLost, Transport, watchdog_clock
 
 CALIBRATION = "cal.timestamp"
 STOP_GRACE_S = 5.0
@@ -472,6 +474,8 @@ class Run:
         limit_s = float(base.deadline_ms or 0) / 1000.0 * self.options.deadline_scale
         limit_s += WATCHDOG_SLACK_S
         started = time.monotonic()
+        watch = watchdog_clock(self.transport)
+        watch_started = watch()
         try:
             stream = self.transport.start([*self._args(unit), *extra])
         except TargetLost as e:
@@ -508,7 +512,7 @@ class Run:
                 ):
                     stream.kill()
                     killed = True
-                if not killed and now - started > limit_s:
+                if not killed and watch() - watch_started > limit_s:
                     stream.kill()
                     killed = timed_out = True
                 try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,9 +29,12 @@ from rtbench.errors import RtbenchError
 from rtbench.targets.base import Say
 from rtbench.targets.guest.link import KILL_ANSWER_S, LinkSource, LinkStream
 from rtbench.targets.guest.machine import Launch, Machine, icount_option
-from rtbench.transport import TargetLost
+from rtbench.transport import Clock, TargetLost
 
 EMULATED_MESSAGE = "emulated: timing is not representative of hardware"
+# How many times its deadline a deterministic machine that stopped executing may
+# take, on the host's clock, before the watchdog ends it (see progress_clock).
+WALL_CAP = 8.0
 
 
 class GuestError(RtbenchError):
@@ -61,6 +65,25 @@ class QemuTransport:
     def describe(self) -> dict[str, str | None]:
         return {"path": self._path, "version": None}
 
+    def progress_clock(self) -> Clock | None:
+        """The watchdog's clock. A deterministic machine (-icount, idle time
+        skipped) advances only as fast as QEMU executes it, and a busy host (other
+        emulators beside it, --parallel) slows that down without making a scenario
+        late: its progress is the CPU time QEMU used, and the host's clock, slowed
+        WALL_CAP times, still ends a machine that stopped executing. Others: the
+        host's clock."""
+        if self._target.shares_host_cpus():
+            return None
+        target = self._target
+
+        def progress() -> float:
+            machine = target.machine
+            cpu = machine.cpu_seconds() if machine is not None else None
+            wall = time.monotonic() / WALL_CAP
+            return wall if cpu is None else max(cpu, wall)
+
+        return progress
+
 
 class QemuBase:
     """One QEMU machine measured through the serial line protocol (subclassed)."""
@@ -89,6 +112,10 @@ class QemuBase:
         if self._qemu_version is None:
             self._qemu_version = qemu_version(self.qemu)
         return self._qemu_version
+
+    def shares_host_cpus(self) -> bool:
+        """Whether the figures depend on this machine's CPUs (subclasses say)."""
+        return True
 
     # ---- boot -------------------------------------------------------------------
 

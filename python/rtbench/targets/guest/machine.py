@@ -108,6 +108,9 @@ class MachineConfig:
         return args
 
 
+_CLOCK_TICKS = float(os.sysconf("SC_CLK_TCK")) if hasattr(os, "sysconf") else 100.0
+
+
 def icount_option(shift: int) -> str:
     """QEMU's -icount value of deterministic mode: 2^shift ns of emulated time per
     executed instruction, never adjusted to the host's clock (align=off), idle
@@ -224,6 +227,24 @@ class Machine:
 
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time QEMU has used so far (user and system, every thread), or
+        None when it cannot be read (not running, no /proc)."""
+        pid = self.pid
+        if pid is None:
+            return None
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return None
+        # the fields after the command name, which is in parentheses and may hold spaces
+        fields = stat[stat.rfind(")") + 2 :].split()
+        try:
+            ticks = int(fields[11]) + int(fields[12])  # utime, stime
+        except (IndexError, ValueError):
+            return None
+        return ticks / _CLOCK_TICKS
 
     def exit_reason(self) -> str:
         """Why the serial line ended, in a few words."""
