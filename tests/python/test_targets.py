@@ -301,3 +301,35 @@ def test_the_watchdog_reads_the_clock_the_target_offers(
     else:
         # negative control: on the host's clock the same unit is late and killed
         assert status == "timeout"
+
+
+class _GoneBeforeTransport(_ScriptedTransport):
+    """The machine is already gone when mut.behavior.pi is first started (the
+    watchdog ended it with the unit before)."""
+
+    def __init__(self, core: Path) -> None:
+        super().__init__(core, vanish_in="", recovers=True)
+        self.refused = 0
+
+    def start(self, args: Sequence[str]) -> CoreStream:
+        if "mut.behavior.pi" in args and self.refused == 0:
+            self.refused += 1
+            raise TargetLost("the image is not running")
+        return self._local.start(args)
+
+
+@pytest.mark.parametrize("recovers", [True, False])
+def test_a_target_gone_before_a_unit_starts_is_recovered_for_it(
+    core_binary: Path, measurement_cpu: int, tmp_path: Path, recovers: bool
+) -> None:
+    target = ScriptedTarget(core_binary, vanish_in="", recovers=recovers)
+    target._scripted = _GoneBeforeTransport(core_binary)
+    run = _run(tmp_path, target, measurement_cpu, RecordingHook())
+    statuses = {o.name: o.status for o in run.outcomes}
+    assert target.recover_calls == 1  # asked once, never twice for one loss
+    if recovers:
+        # the unit never ran on the gone machine: it runs on the fresh one
+        assert statuses["mut.behavior.pi"] == "ok" and run.target_gone is None
+    else:
+        assert statuses["mut.behavior.pi"] == "lost"
+        assert run.target_gone is not None and "could not be recovered" in run.target_gone

@@ -361,7 +361,12 @@ class Run:
                     self._calibrate(outcome)
                 self._check_realtime(outcome)
                 self.save()
-                if outcome.status == "lost" and not self._recover(outcome):
+                if outcome.status == "lost" and (
+                    self.target_gone is not None
+                    or not self._recover(
+                        outcome.name, f"{outcome.name}: the target was lost ({outcome.reason})."
+                    )
+                ):
                     break
                 if self.stop.requested():
                     self.interrupted = True
@@ -375,16 +380,16 @@ class Run:
         finally:
             progress.close()
 
-    def _recover(self, outcome: ScenarioOutcome) -> bool:
-        """After a lost unit: can the target go on? If not, the run stops here."""
-        self.ui.warn(f"{outcome.name}: the target was lost ({outcome.reason}).")
+    def _recover(self, name: str, warning: str) -> bool:
+        """After a lost unit (`name`): can the target go on? If not, the run stops here."""
+        self.ui.warn(warning)
         try:
             if self.target.recover(self.ui.info):
                 return True
             why = "it could not be recovered"
         except Exception as e:  # a target that fails to recover ends the run, cleanly
             why = f"recovering it failed: {e}"
-        self.target_gone = f"the target {self.target.spec} was lost during {outcome.name} and {why}"
+        self.target_gone = f"the target {self.target.spec} was lost during {name} and {why}"
         self.ui.warn(f"The run stops: {self.target_gone}; what was measured before is kept.")
         return False
 
@@ -473,11 +478,8 @@ class Run:
     ) -> ScenarioOutcome:
         limit_s = float(base.deadline_ms or 0) / 1000.0 * self.options.deadline_scale
         limit_s += WATCHDOG_SLACK_S
-        started = time.monotonic()
-        watch = watchdog_clock(self.transport)
-        watch_started = watch()
         try:
-            stream = self.transport.start([*self._args(unit), *extra])
+            stream = self._start(unit, extra)
         except TargetLost as e:
             outcome = replace(base, status="lost", reason=str(e), elapsed_s=0.0)
             progress.end(outcome.status, 0.0)
@@ -489,6 +491,9 @@ class Run:
             progress.end(outcome.status, 0.0)
             return outcome
 
+        started = time.monotonic()
+        watch = watchdog_clock(self.transport)
+        watch_started = watch()
         collector = Collector(progress, self.ui)
         lost: str | None = None
         timed_out = False
@@ -564,6 +569,20 @@ class Run:
         )
         progress.end(status, elapsed)
         return outcome
+
+    def _start(self, unit: CoreScenario, extra: list[str]) -> CoreStream:
+        """Start the unit. A target that was already gone before it started (its
+        machine ended with the unit before it, killed by the watchdog) is
+        recovered once and the unit started there: it never ran, so it is not
+        the one lost."""
+        args = [*self._args(unit), *extra]
+        try:
+            return self.transport.start(args)
+        except TargetLost as e:
+            warning = f"The target was gone before {unit.name} started ({e})."
+            if not self._recover(unit.name, warning):
+                raise
+            return self.transport.start(args)
 
     @staticmethod
     def _reap(stream: CoreStream) -> int | None:
