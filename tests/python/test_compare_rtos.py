@@ -207,3 +207,32 @@ def test_the_capabilities_decide_whether_a_service_is_there(tmp_path: Path) -> N
     assert cells["policy_rr"] == ("native", "none")
     assert cells["mq"] == ("native", "none")
     assert cells["memory"] == ("native", "-")  # no facts of an allocator: not known
+
+
+def test_two_kernels_are_not_compared_file_by_file(tmp_path: Path) -> None:
+    """Two RTOSes differ in OS, kernel sources and port, which the warnings say;
+    their kernels' files, build facts and port notes have nothing in common to
+    list line by line."""
+
+    def kernel(system: str, files: dict[str, str]) -> dict[str, Any]:
+        return {"system": system, "checkout": {"tag": "V1", "files": files}}
+
+    a = _traced(tmp_path, "a", FREERTOS_PATH, FREERTOS_CRITICAL, [400] * 100)
+    b = _traced(tmp_path, "b", UCOS3_PATH, UCOS3_CRITICAL, [180] * 100)
+    _rtos(a, "FreeRTOS", "freertos", FREERTOS_CAPS, FREERTOS_FACTS)
+    _rtos(b, "uC/OS-III", "ucos3", UCOS3_CAPS, UCOS3_FACTS)
+    for folder, host_kernel in (
+        (a, kernel("FreeRTOS", {"tasks.c": "a" * 64})),
+        (b, kernel("uC/OS-III", {"os_core.c": "b" * 64})),
+    ):
+        doc = json.loads((folder / "results.json").read_text())
+        doc["host"]["kernel"] = host_kernel
+        doc["host"]["emulator"] = {"version": "7.2.22" if folder == a else "8.0.0"}
+        (folder / "results.json").write_text(json.dumps(doc, indent=1))
+    warnings = model.configuration_warnings(model.load_systems([a, b]))
+    assert "port differs: A freertos, B ucos3." in warnings
+    assert not any("kernel files that differ" in w for w in warnings)
+    assert not any(w.startswith("host kernel.") for w in warnings)
+    assert not any("recorded in only one" in w for w in warnings)  # each port's own section
+    # what both share is still compared
+    assert "host emulator.version differs: A 7.2.22, B 8.0.0." in warnings

@@ -671,6 +671,23 @@ def os_config_differences(base: System, system: System) -> list[str]:
     return out
 
 
+def _shared_sections(
+    one: Mapping[str, Any], other: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The flattened host facts of two systems running different operating
+    systems, without the kernel's build facts and without the sections only one
+    of them has (an RTOS port's own configuration and notes)."""
+
+    def section(key: str) -> str:
+        return key.split(".", 1)[0]
+
+    shared = {section(k) for k in one} & {section(k) for k in other} - {"kernel"}
+    return (
+        {k: v for k, v in one.items() if section(k) in shared},
+        {k: v for k, v in other.items() if section(k) in shared},
+    )
+
+
 def configuration_warnings(systems: Sequence[System]) -> list[str]:
     """Every difference of version, setup and host between each system and the baseline."""
     out: list[str] = []
@@ -694,7 +711,13 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
             # "-" is unknown (an imported result has no core, counter or port): not a difference.
             if value != base_facts[name] and "-" not in (value, base_facts[name]):
                 out.append(f"{name} differs: A {base_facts[name]}, {system.letter} {value}.")
-        files = _kernel_files_differ(base.doc, system.doc)
+        # Two ports are two operating systems: "OS", "kernel sources" and "port"
+        # already say so, and the kernels' files and build facts have nothing in
+        # common to compare line by line.
+        other_os = "-" not in (facts["port"], base_facts["port"]) and (
+            facts["port"] != base_facts["port"]
+        )
+        files = None if other_os else _kernel_files_differ(base.doc, system.doc)
         if files:
             out.append(f"kernel files that differ between A and {system.letter}: {files}.")
         out.extend(os_config_differences(base, system))
@@ -705,8 +728,11 @@ def configuration_warnings(systems: Sequence[System]) -> list[str]:
                 f"{system.letter} {float(hz) / 1e6:,.1f} MHz."
             )
         host = _flatten(system.doc.host)
-        differing = sorted(k for k in set(base_host) & set(host) if base_host[k] != host[k])
-        unknown = len(set(base_host) ^ set(host))
+        compared = base_host
+        if other_os:  # each OS's own facts (its kernel, its port's notes) stay its own
+            host, compared = _shared_sections(host, base_host)
+        differing = sorted(k for k in set(compared) & set(host) if compared[k] != host[k])
+        unknown = len(set(compared) ^ set(host))
         for k in differing[:_HOST_LINES_MAX]:
             out.append(
                 f"host {k} differs: A {_short(base_host.get(k))}, "
