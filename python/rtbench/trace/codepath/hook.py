@@ -244,7 +244,9 @@ class PathTraceHook:
         for w in windows:
             r, kind, rank, kept = w.key
             by_record.setdefault(r, []).append(
-                _sample(w, kind, rank, kept, symbols, log.firmware.critical_sections)
+                _sample(
+                    w, kind, rank, kept, symbols, log.firmware.critical_sections, self._translations
+                )
             )
         detail: dict[str, Any] = {"unit": unit.name, "metrics": []}
         records = list(outcome.records)
@@ -267,6 +269,7 @@ def _sample(
     kept: dict[str, Any],
     symbols: Symbols,
     critical: CriticalSections | None = None,
+    translations: exec_log.Translations | None = None,
 ) -> dict[str, Any]:
     found: dict[str, Any] = {
         "kind": kind,
@@ -282,7 +285,7 @@ def _sample(
             else "its start reading is not in the log"
         )
         return found
-    p = exec_log.analyse(w, symbols)
+    p = exec_log.analyse(w, symbols, translations)
     found.update(
         {
             "instructions": p.instructions,
@@ -297,7 +300,7 @@ def _sample(
         }
     )
     if critical is not None:
-        found["critical_sections"] = critical.count(p.calls)
+        found["critical_sections"] = critical.count(p.calls, p.masks)
     return found
 
 
