@@ -6,10 +6,10 @@
  * mps2-an385 board with rtbench's startup, vector table, UART and linker
  * script (ports/boards/mps2-an385).
  *
- * It gives ThreadX the same low-level setup as rtbench's ThreadX port
- * (ports/threadx/lowlevel.c, which needs rtbench's core and so is not
- * linked here): SysTick at TX_TIMER_TICKS_PER_SECOND from the board's
- * 25 MHz clock at priority 0xC0, PendSV and SVCall at the lowest (0xFF).
+ * ThreadX's low-level setup is rtbench's ThreadX port's own
+ * (ports/threadx/tx_board.c: SysTick at TX_TIMER_TICKS_PER_SECOND from the
+ * board's 25 MHz clock at priority 0xC0, PendSV and SVCall at the lowest),
+ * linked into these images too, so both sides run on the same setup.
  * SVCall runs the test's interrupt handler (the original raises its
  * interrupt with `SVC #0`); printf goes to UART0; a fault prints one line
  * and resets the board, which ends QEMU (-no-reboot).
@@ -20,20 +20,7 @@
 #include "board.h"
 #include "cm.h"
 #include "tx_api.h"
-#include "tx_initialize.h"
-#include "tx_thread.h"
-
-#define SCB_SHPR2 0xE000ED1Cu
-#define SCB_SHPR3 0xE000ED20u
-#define SYST_CSR 0xE000E010u
-#define SYST_RVR 0xE000E014u
-#define SYST_CVR 0xE000E018u
-#define SYST_CSR_ENABLE_TICKINT_CPUCLK 0x7u
-#define PRIO_SYSTICK 0xC0u
-#define PRIO_LOWEST 0xFFu
-#define SYSTICK_RELOAD (BOARD_CPU_HZ / TX_TIMER_TICKS_PER_SECOND - 1u)
-
-extern uint32_t __stack_top;
+#include "tx_board.h"
 
 void _tx_timer_interrupt(void);
 void tm_board_systick_handler(void);
@@ -61,19 +48,9 @@ FILE *const stdout = &uart_out;
 
 void _tx_initialize_low_level(void)
 {
-	(void)cm_irq_save(); /* ThreadX's first schedule opens them */
-
+	(void)cm_irq_save(); /* before the board: ThreadX's first schedule opens them */
 	board_init(NULL);
-	_tx_initialize_unused_memory = first_unused;
-	_tx_thread_system_stack_ptr = &__stack_top;
-
-	CM_REG(SYST_CSR) = 0;
-	CM_REG(SYST_RVR) = SYSTICK_RELOAD;
-	CM_REG(SYST_CVR) = 0;
-	CM_REG(SYST_CSR) = SYST_CSR_ENABLE_TICKINT_CPUCLK;
-
-	CM_REG(SCB_SHPR2) = PRIO_LOWEST << 24;
-	CM_REG(SCB_SHPR3) = (PRIO_SYSTICK << 24) | (PRIO_LOWEST << 16);
+	tx_board_low_level_init(first_unused);
 }
 
 void tm_board_systick_handler(void)

@@ -1,45 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ThreadX port: the low-level initialisation ThreadX calls from
- * tx_kernel_enter(), written for the board instead of the example's
- * tx_initialize_low_level.S (which assumes another clock and brings its own
- * vector table): the vector table is the board's (ports/boards/<board>/,
- * at address 0, where VTOR points after reset), ThreadX's first unused
- * memory is the byte pool's RAM, SysTick interrupts at
- * TX_TIMER_TICKS_PER_SECOND from the board's core clock, and the exception
- * priorities are set as ThreadX's Cortex-M port needs them.
- *
- * Priorities (8-bit fields, the top 3 bits implemented on every
- * Cortex-M3): the board's timer at RTB_FW_IRQ_PRIO (0x80), its UART below
- * it, SysTick at 0xC0, PendSV and SVCall the lowest (0xFF). PendSV must be
- * the lowest: ThreadX switches threads in it, and waits there, interrupts
- * open, when no thread is ready, so SysTick (and every other interrupt)
- * must be above it to end that wait.
+ * tx_kernel_enter(): the board's part (SysTick, exception priorities, the
+ * main stack: tx_board.c, shared with bench/thread-metric) with the byte
+ * pool's RAM as ThreadX's first unused memory, and the SysTick handler.
  */
 #include "port_threadx.h"
 
-#include "tx_initialize.h"
-#include "tx_thread.h"
+#include "tx_board.h"
 
-#define SCB_SHPR2 0xE000ED1Cu /* SVCall priority in bits 31..24 */
-#define SCB_SHPR3 0xE000ED20u /* SysTick 31..24, PendSV 23..16 */
-#define SYST_CSR 0xE000E010u
-#define SYST_RVR 0xE000E014u
-#define SYST_CVR 0xE000E018u
-#define SYST_CSR_ENABLE_TICKINT_CPUCLK 0x7u
-
-#define PRIO_SYSTICK 0xC0u
-#define PRIO_LOWEST 0xFFu
-#define SYSTICK_RELOAD (BOARD_CPU_HZ / TX_TIMER_TICKS_PER_SECOND - 1u)
-
-#if BOARD_CPU_HZ % TX_TIMER_TICKS_PER_SECOND != 0
-#error "the board's clock is not a whole number of cycles per ThreadX tick"
-#endif
-#if SYSTICK_RELOAD > 0xFFFFFFu
-#error "SysTick's 24-bit reload cannot hold one ThreadX tick at this clock"
-#endif
-
-extern uint32_t __stack_top;
 extern uint8_t txp_heap[];
 
 void _tx_timer_interrupt(void); /* ports/cortex_m3/gnu/src/tx_timer_interrupt.S */
@@ -47,19 +16,7 @@ void rtb_threadx_systick_handler(void);
 
 void _tx_initialize_low_level(void)
 {
-	(void)cm_irq_save(); /* ThreadX's first schedule opens them */
-
-	_tx_initialize_unused_memory = txp_heap;
-	/* the main stack, which handlers use once threads run */
-	_tx_thread_system_stack_ptr = &__stack_top;
-
-	CM_REG(SYST_CSR) = 0;
-	CM_REG(SYST_RVR) = SYSTICK_RELOAD;
-	CM_REG(SYST_CVR) = 0;
-	CM_REG(SYST_CSR) = SYST_CSR_ENABLE_TICKINT_CPUCLK;
-
-	CM_REG(SCB_SHPR2) = PRIO_LOWEST << 24;
-	CM_REG(SCB_SHPR3) = (PRIO_SYSTICK << 24) | (PRIO_LOWEST << 16);
+	tx_board_low_level_init(txp_heap);
 }
 
 /* SysTick: ThreadX's tick (timeouts, sleeps and time slices expire here,

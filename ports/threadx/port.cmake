@@ -5,7 +5,8 @@
 # ThreadX taken from THREADX_PATH (a checkout of eclipse-threadx/threadx,
 # e.g. v6.4.2_rel; never copied into this repository): its common/ sources
 # and its Cortex-M3 GNU port's assembly files (ports/cortex_m3/gnu), with
-# rtbench's own low-level init (lowlevel.c) instead of the example's.
+# rtbench's own low-level init (lowlevel.c, tx_board.c) instead of the
+# example's.
 #   cmake -S . -B build/tx -DRTB_PORT=threadx -DRTB_BOARD=mps2-an385 \
 #     -DTHREADX_PATH=<threadx> \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-none-eabi-cortex-m3.cmake
@@ -61,4 +62,4 @@ endif()
 
 rtb_add_firmware(threadx KERNEL threadx_kernel INCLUDES ${tx_includes}
   SOURCES ${tx_dir}/port.c ${tx_dir}/thread.c ${tx_dir}/sync.c ${tx_dir}/irq.c
-  ${tx_dir}/lowlevel.c ${tx_dir}/console.c)
+  ${tx_dir}/lowlevel.c ${tx_dir}/tx_board.c ${tx_dir}/console.c)

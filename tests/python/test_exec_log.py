@@ -92,6 +92,37 @@ def test_a_window_counts_the_blocks_between_its_readings() -> None:
     assert p.unknown_blocks == 0
 
 
+def test_inline_masks_are_counted_from_the_executed_instructions() -> None:
+    # a kernel that masks inline (ThreadX's TX_DISABLE): `cpsid i` in the blocks
+    # that ran, only the instructions that ran of a rewound block
+    def insn(a: int, text: str = "nop") -> str:
+        return f"0x{a:08x}:  bf00       {text}"
+
+    lines = ["IN: take", insn(0x100), insn(0x102, "cpsid    i"), insn(0x104), ""]
+    lines += ["IN: exit_critical", insn(0x130), insn(0x132, "cpsid    i"), insn(0x134)]
+    lines += [insn(0x136, "cpsid    i"), ""]
+    lines += [_tb(0x200), _read(1000)]
+    lines += [_tb(0x100)]  # 1 mask
+    lines += [_tb(0x130), "cpu_io_recompile: rewound execution of TB to 00000134"]  # 1 of 2
+    lines += [_tb(0x130), _read(1100)]  # 2
+    w = exec_log.Window(("r", "median", 0, {}), 1000, 1100)
+    translations = exec_log.Translations()
+    exec_log.scan([line + "\n" for line in lines], READS, [w], translations)
+    p = exec_log.analyse(w, _symbols(), translations)
+    assert p.masks == {"take": 1, "exit_critical": 3}
+    assert exec_log.analyse(w, _symbols()).masks == {}  # no translations, nothing claimed
+    table = CriticalSections(enter=(), exit=(), masking=("exit_",))
+    assert table.describe()["masking"] == ["exit_"]
+    kept = {"index": 4, "value": 100}
+    found = hook_sample(w, "median", 0, kept, _symbols(), table, translations)
+    # only the functions the table names: take's mask is not the kernel's
+    assert found["critical_sections"] == {
+        "entries": 3,
+        "calls": 0,
+        "by_function": {"exit_critical": 3},
+    }
+
+
 def test_readings_not_in_the_log_find_nothing() -> None:
     # negative controls: a sample whose start, or stop, reading never happened
     never = exec_log.Window("never", 5, 1100)

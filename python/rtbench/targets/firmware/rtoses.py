@@ -206,6 +206,12 @@ THREADX = Rtos(
         "v6.4.2_rel": "e76ec122dde1d225b02fbe8f5d069810dc3ad697f2718c73612254c5c6e82ad3"
     },
     read_release=_threadx_release,
+    # TX_DISABLE is inline (`mrs` of PRIMASK, `cpsid i`) in every service and
+    # in the port's assembly (PendSV_Handler, __tx_ts_*): each `cpsid i` the
+    # path executes in a ThreadX function is one critical section begun
+    critical_sections=CriticalSections(
+        enter=(), exit=(), masking=("_tx_", "__tx_", "_txe_", "PendSV_Handler")
+    ),
     cmake_source_var="THREADX_PATH",
     config_header="tx_user.h",
     cmake_config_var="RTB_THREADX_CONFIG_DIR",

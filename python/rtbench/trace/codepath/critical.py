@@ -11,6 +11,13 @@ Each RTOS entry of rtbench names its functions of both kinds
 the sample entered each of them, so the number of critical sections a service
 takes is read from its path, not guessed: one per entry of an `enter` or an
 `inline` function. The names are matched exactly against the image's symbols.
+
+A kernel that masks inline everywhere (ThreadX's TX_DISABLE, in every
+service, sometimes several times in one function) names instead the prefixes
+of its functions (`masking`): each `cpsid i` a path executed in one of them is
+one critical section begun, read from the executed blocks' instructions
+(trace.codepath.exec_log). The instruction is counted, not the functions:
+a service that masks twice counts two.
 """
 
 from __future__ import annotations
@@ -29,25 +36,42 @@ class CriticalSections:
     enter: tuple[str, ...]
     exit: tuple[str, ...]
     inline: tuple[str, ...] = ()
+    masking: tuple[str, ...] = ()  # name prefixes: their executed `cpsid i` are counted
 
     def describe(self) -> dict[str, Any]:
         """The table as results record it (`run.conditions.path_trace.critical_sections`)."""
-        return {"enter": list(self.enter), "exit": list(self.exit), "inline": list(self.inline)}
+        out: dict[str, Any] = {
+            "enter": list(self.enter),
+            "exit": list(self.exit),
+            "inline": list(self.inline),
+        }
+        if self.masking:
+            out["masking"] = list(self.masking)
+        return out
 
-    def count(self, calls: Mapping[str, int]) -> dict[str, Any]:
-        """What a sample's entries per function (`calls`) say: `entries` (critical
-        sections begun), `calls` (entries of the enter and exit functions, the
-        function calls that manage them) and the entries of each such function,
-        in the table's order."""
+    def count(
+        self, calls: Mapping[str, int], masks: Mapping[str, int] | None = None
+    ) -> dict[str, Any]:
+        """What a sample's entries per function (`calls`) and `cpsid i` executed per
+        function (`masks`) say: `entries` (critical sections begun), `calls`
+        (entries of the enter and exit functions, the function calls that manage
+        them) and, per function, its entries (enter, exit, inline) or its masks
+        (masking), in the table's order then the path's."""
         by_function = {
             name: int(calls[name])
             for name in (*self.enter, *self.exit, *self.inline)
             if calls.get(name)
         }
+        masked = {
+            name: int(n)
+            for name, n in (masks or {}).items()
+            if n and name not in by_function and name.startswith(self.masking or ("\0",))
+        }
         return {
-            "entries": sum(by_function.get(n, 0) for n in (*self.enter, *self.inline)),
+            "entries": sum(by_function.get(n, 0) for n in (*self.enter, *self.inline))
+            + sum(masked.values()),
             "calls": sum(by_function.get(n, 0) for n in (*self.enter, *self.exit)),
-            "by_function": by_function,
+            "by_function": {**by_function, **masked},
         }
 
 

@@ -16,6 +16,8 @@ What is counted, and how exactly:
   not run: it is taken back;
 - `cpu_io_recompile: rewound execution of TB to X` means the block ran only up
   to X before being translated again: only its instructions before X count;
+- a block's `cpsid i` instructions (interrupts masked) are noted from its
+  translation too, so a path can say how often a function masked inline;
 - the window starts after the block holding the start reading and ends with
   the block holding the stop reading. Under -icount QEMU ends a block at
   every device access, so both readings end their blocks and the count is
@@ -39,6 +41,7 @@ _STOPPED = re.compile(r"Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9
 _REWOUND = re.compile(r"cpu_io_recompile: rewound execution of TB to ([0-9a-f]+)")
 _READ = re.compile(r"offset 0x([0-9a-f]+) data 0x([0-9a-f]+)")
 _INSN = re.compile(r"0x([0-9a-f]+):")
+_MASK = re.compile(r"\scpsid\s+i\b")  # the instruction that masks interrupts (PRIMASK)
 
 
 @dataclass(frozen=True)
@@ -63,12 +66,24 @@ class Translations:
     (kept across units: a block translated once is not listed again)."""
 
     blocks: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    masks: dict[int, tuple[int, ...]] = field(default_factory=dict)  # cpsid i, by block
 
-    def add(self, addresses: list[int]) -> None:
+    def add(self, addresses: list[int], masks: list[int] | None = None) -> None:
         if addresses:
             known = self.blocks.get(addresses[0])
             if known is None or len(addresses) > len(known):
                 self.blocks[addresses[0]] = tuple(addresses)
+                if masks:
+                    self.masks[addresses[0]] = tuple(masks)
+
+    def masked(self, pc: int, n: int) -> int:
+        """The `cpsid i` among the first `n` instructions of the block at `pc`."""
+        found = self.masks.get(pc)
+        if not found or n <= 0:
+            return 0
+        known = self.blocks.get(pc, ())
+        end = known[n] if n < len(known) else None
+        return sum(1 for a in found if end is None or a < end)
 
     def size(self, pc: int, cflags: int) -> int | None:
         limit = cflags & CF_COUNT_MASK
@@ -106,6 +121,7 @@ def scan(
         by_start.setdefault(w.start, []).append(w)
     open_: list[Window] = []
     pending: list[int] = []  # the instructions of a block being listed
+    pending_masks: list[int] = []  # its cpsid i
     listing = False
     seen = 0
     marker = reads.event
@@ -114,9 +130,11 @@ def scan(
             m = _INSN.match(line)
             if m:
                 pending.append(int(m.group(1), 16))
+                if _MASK.search(line):
+                    pending_masks.append(pending[-1])
                 continue
             listing = False
-            translations.add(pending)
+            translations.add(pending, pending_masks)
         if line.startswith("Trace "):
             if not open_:
                 continue
@@ -128,7 +146,7 @@ def scan(
                 for w in open_:
                     w.blocks.append(entry)
         elif line.startswith("IN:"):
-            listing, pending = True, []
+            listing, pending, pending_masks = True, [], []
         elif line.startswith(marker):
             m = _READ.search(line)
             if m is None or int(m.group(1), 16) != reads.offset:
@@ -152,7 +170,7 @@ def scan(
             if m:
                 _rewind(open_, int(m.group(1), 16), translations)
     if listing:
-        translations.add(pending)
+        translations.add(pending, pending_masks)
     return seen
 
 
@@ -188,13 +206,16 @@ class CodePath:
     by_function: dict[str, int]  # instructions per function
     handlers: tuple[str, ...]  # exception handlers entered, in order
     runs: tuple[tuple[str, int], ...]  # (function, instructions) in order, merged
+    # `cpsid i` executed per function (only when the translations were given)
+    masks: dict[str, int] = field(default_factory=dict)
 
 
-def analyse(window: Window, symbols: Symbols) -> CodePath:
+def analyse(window: Window, symbols: Symbols, translations: Translations | None = None) -> CodePath:
     sequence: list[str] = []
     calls: dict[str, int] = {}
     by_function: dict[str, int] = {}
     runs: list[list[Any]] = []  # [function, instructions], consecutive blocks merged
+    masks: dict[str, int] = {}
     instructions = unknown = 0
     for pc, n in window.blocks:
         if n == 0:
@@ -209,6 +230,9 @@ def analyse(window: Window, symbols: Symbols) -> CodePath:
         instructions += n
         owner = symbols.name_at(pc)
         by_function[owner] = by_function.get(owner, 0) + n
+        masked = translations.masked(pc, n) if translations is not None else 0
+        if masked:
+            masks[owner] = masks.get(owner, 0) + masked
         if runs and runs[-1][0] == owner and name is None:
             runs[-1][1] += n
         else:
@@ -223,4 +247,5 @@ def analyse(window: Window, symbols: Symbols) -> CodePath:
         by_function,
         handlers,
         tuple((str(f), int(n)) for f, n in runs),
+        masks,
     )

@@ -11,7 +11,9 @@ it entered in order and how often, the instructions spent in each and, when
 the RTOS names its critical-section functions, the critical sections it took; the
 worst sample with what it executed beyond the typical one; and a line for
 each. Every kept sample's analysis goes to `trace/NN-<unit>.paths.json`; the
-log itself is deleted once read (it is large). A log that grows past
+log itself is deleted once read (it is large), unless KEEP_LOG_ENV is 1: it is
+then kept as `trace/NN-<unit>.exec.log` for tools that read whole logs
+(bench/thread-metric-explain). A log that grows past
 LOG_CAP_BYTES is switched off for the rest of the unit, and the samples after
 that point are said to be not found, never guessed.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
 
 TRACE_DIR = "trace"
 LOG_CAP_BYTES = 1 << 30
+KEEP_LOG_ENV = "RTBENCH_TRACE_KEEP_LOG"
 WATCH_S = 0.25
 TOP_CALLS = 8  # functions named in a path's line
 
@@ -63,6 +67,7 @@ class PathTraceHook:
         self._watch_stop = threading.Event()
         self._capped = threading.Event()
         self._logging = False
+        self._keep = os.environ.get(KEEP_LOG_ENV) == "1"
 
     # ---- RunHook ------------------------------------------------------------
 
@@ -120,7 +125,10 @@ class PathTraceHook:
             return outcome
         finally:
             with contextlib.suppress(OSError):
-                path.unlink()
+                if self._keep:
+                    path.rename(path.with_name(path.name.lstrip(".")))
+                else:
+                    path.unlink()
 
     def stop(self) -> None:
         self._halt_watch()
@@ -236,7 +244,9 @@ class PathTraceHook:
         for w in windows:
             r, kind, rank, kept = w.key
             by_record.setdefault(r, []).append(
-                _sample(w, kind, rank, kept, symbols, log.firmware.critical_sections)
+                _sample(
+                    w, kind, rank, kept, symbols, log.firmware.critical_sections, self._translations
+                )
             )
         detail: dict[str, Any] = {"unit": unit.name, "metrics": []}
         records = list(outcome.records)
@@ -259,6 +269,7 @@ def _sample(
     kept: dict[str, Any],
     symbols: Symbols,
     critical: CriticalSections | None = None,
+    translations: exec_log.Translations | None = None,
 ) -> dict[str, Any]:
     found: dict[str, Any] = {
         "kind": kind,
@@ -274,7 +285,7 @@ def _sample(
             else "its start reading is not in the log"
         )
         return found
-    p = exec_log.analyse(w, symbols)
+    p = exec_log.analyse(w, symbols, translations)
     found.update(
         {
             "instructions": p.instructions,
@@ -289,7 +300,7 @@ def _sample(
         }
     )
     if critical is not None:
-        found["critical_sections"] = critical.count(p.calls)
+        found["critical_sections"] = critical.count(p.calls, p.masks)
     return found
 
 
