@@ -603,17 +603,20 @@ class _Board(qemu_base.QemuBase):
 
 def test_a_deterministic_machine_is_watched_on_its_own_progress(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     board = _Board(deterministic=True)
-    machine = _Stalled(1.0)
+    machine = _Stalled(7.0)  # CPU time of an emulator that has been running a while
     board.machine = machine  # type: ignore[assignment]
+    now = [50_000.0]  # the host's clock, long after it started
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
     clock = board.transport().progress_clock()
     assert clock is not None
-    now = [1000.0]
-    monkeypatch.setattr(time, "monotonic", lambda: now[0])
     start = clock()
+    assert start == 0.0
     now[0] += 30.0  # the host's clock moves, the emulator got no CPU
     assert clock() - start == pytest.approx(30.0 / qemu_base.WALL_CAP)
-    machine.cpu += 200.0  # then it executes: its CPU time is its progress
-    assert clock() - start == pytest.approx(200.0 - (1000.0 / qemu_base.WALL_CAP - 1.0))
+    machine.cpu += 20.0  # then it executes: its CPU time is its progress
+    assert clock() - start == pytest.approx(20.0)
+    now[0] += 400.0  # and stops: the host's clock, slowed, still ends it
+    assert clock() - start == pytest.approx(430.0 / qemu_base.WALL_CAP)
     # a machine measured on the host's clock offers none (the host's clock is used)
     assert _Board(deterministic=False).transport().progress_clock() is None
     assert transport.watchdog_clock(_Board(deterministic=False).transport()) is time.monotonic

@@ -66,7 +66,7 @@ class QemuTransport:
         return {"path": self._path, "version": None}
 
     def progress_clock(self) -> Clock | None:
-        """The watchdog's clock. A deterministic machine (-icount, idle time
+        """A new watchdog clock, counting from now. A deterministic machine (-icount, idle time
         skipped) advances only as fast as QEMU executes it, and a busy host (other
         emulators beside it, --parallel) slows that down without making a scenario
         late: its progress is the CPU time QEMU used, and the host's clock, slowed
@@ -76,11 +76,20 @@ class QemuTransport:
             return None
         target = self._target
 
-        def progress() -> float:
+        def cpu() -> float | None:
             machine = target.machine
-            cpu = machine.cpu_seconds() if machine is not None else None
-            wall = time.monotonic() / WALL_CAP
-            return wall if cpu is None else max(cpu, wall)
+            return machine.cpu_seconds() if machine is not None else None
+
+        wall_start, cpu_start = time.monotonic(), cpu()
+
+        def progress() -> float:
+            """Seconds since this clock was made: QEMU's CPU time, or the host's
+            time slowed WALL_CAP times when that is more."""
+            wall = (time.monotonic() - wall_start) / WALL_CAP
+            used = cpu()
+            if used is None or cpu_start is None:
+                return wall
+            return max(used - cpu_start, wall)
 
         return progress
 
