@@ -340,7 +340,11 @@ def test_a_hung_board_is_power_cycled_and_the_run_goes_on(
     assert lab.relay.hung == 1
     assert done.returncode == 1, done.stderr
     data = _results(out)
-    assert _statuses(data) == {"sem.wait.block": "lost", "sem.wait.available": "ok"}
+    assert _statuses(data) == {
+        "cal.timestamp": "ok",
+        "sem.wait.block": "lost",
+        "sem.wait.available": "ok",
+    }
     info = data["run"]["target_info"]
     assert info["labgrid"]["power_cycles"] == 1 and info["connects"] == 2
     assert lab.board.switches[-2:] == ["off", "on"] and lab.board.boots == boots + 1
