@@ -11,7 +11,8 @@ it, and reads its resources from the coordinator:
 - a NetworkService becomes an SSH target (targets.ssh) to its address, port and
   user, with rtbench's own client options and host-key checking;
 - a NetworkSerialPort becomes the serial link of a board flashed with an rtbench
-  image (targets.serial, `socket://host:port`), and a NetworkPowerPort (or
+  image (targets.serial, `socket://host:port` for raw TCP, `rfc2217://host:port`
+  for what the exporter's ser2net serves), and a NetworkPowerPort (or
   another power resource labgrid's `power` command drives) lets `recover`
   power-cycle a hung board: the lost unit is recorded, the next one runs on a
   fresh boot.
@@ -177,14 +178,17 @@ class LabgridTarget:
                 "through a proxy, which rtbench cannot use for a serial port; forward it "
                 "(labgrid-client forward) and use serial:socket://HOST:PORT."
             )
-        if str(serial.params.get("protocol") or "raw") != "raw":
+        # the exporter's ser2net serves a local UART with RFC 2217 (labgrid's default);
+        # a port already on the network is often raw TCP: pyserial opens both by URL
+        protocol = str(serial.params.get("protocol") or "rfc2217")
+        if protocol not in ("raw", "rfc2217"):
             raise UsageError(
-                f"The serial port of the labgrid place {self.place.name} speaks "
-                f"{serial.params.get('protocol')}; rtbench reads raw TCP serial ports."
+                f"The serial port of the labgrid place {self.place.name} speaks {protocol}; "
+                "rtbench reads raw TCP and RFC 2217 serial ports."
             )
         host = str(serial.params.get("host") or "")
         port = int(serial.params.get("port") or 0)
-        url = f"socket://{host}:{port}"
+        url = f"{'socket' if protocol == 'raw' else 'rfc2217'}://{host}:{port}"
         return SerialTarget(
             self.spec,
             libc=self.libc,
