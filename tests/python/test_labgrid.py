@@ -310,10 +310,12 @@ def test_sigterm_while_waiting_cancels_the_reservation(
     lab: Lab, lab_env: dict[str, str], tmp_path: Path
 ) -> None:
     lab.client("-p", "freertos", "acquire", user=OTHER)
-    run = _start_run(lab_env, tmp_path, "--target", "labgrid:tags:board=freertos",
+    # a place by name with wait= waits through a reservation of that name
+    run = _start_run(lab_env, tmp_path, "--target", "labgrid:freertos,wait=120",
                      *FAST, "--out", str(tmp_path / "r"))  # fmt: skip
     try:
         _wait_for_waiting(lab, run)
+        assert "main: name=freertos" in lab.reservations()
         run.send_signal(signal.SIGTERM)
         _stdout, stderr = run.communicate(timeout=60)
     finally:

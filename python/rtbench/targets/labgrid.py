@@ -98,15 +98,17 @@ class LabgridTarget:
 
     def _hold(self, say: Say) -> None:
         """Reserve or find the place, and acquire it unless the user holds it."""
-        if self.filters is not None or self.wait_s is not None:
-            filters = self.filters or {"name": self.place_name or ""}
-            self._reserve(filters, say)
+        if self.filters is not None:
+            self._reserve(self.filters, say)
             return
         assert self.place_name is not None
         place = self.lab.show(self.place_name)
         if place.holder == self.lab.me:
             say(f"rtbench: using the labgrid place {place.name}, which you hold already")
             self.place = place
+            return
+        if self.wait_s is not None:
+            self._reserve({"name": place.name}, say)  # the scheduler knows places by name
             return
         if place.holder is not None:
             raise UsageError(

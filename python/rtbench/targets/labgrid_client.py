@@ -258,6 +258,11 @@ class Lab:
                     f"The labgrid place {place} is held by {holder}; wait until it is "
                     "released, or reserve by tags to wait for it."
                 )
+            if "not reserved for" in said:
+                raise UsageError(
+                    f"The labgrid place {place} is reserved for another user; wait until the "
+                    "reservation ends, or reserve by tags to wait for it."
+                )
             raise RtbenchError(f"Cannot acquire the labgrid place {place}: {said}.")
 
     def release(self, place: str) -> str | None:
