@@ -328,6 +328,36 @@ def test_sigterm_while_waiting_cancels_the_reservation(
     # lab_env checks that no reservation and no labgrid-client is left
 
 
+def test_sigterm_during_the_run_releases_the_place(
+    lab: Lab, lab_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    run = _start_run(
+        lab_env, tmp_path, "--target", "labgrid:freertos",
+        "--only", "sem.wait.available", "sem.wait.block", "--out", str(out),
+    )  # fmt: skip
+    said = []
+    try:
+        assert run.stderr is not None
+        for line in run.stderr:
+            said.append(line)
+            if "[1/3]" in line:  # the calibration is done, the next unit measures
+                run.send_signal(signal.SIGTERM)
+                break
+        _stdout, rest = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    stderr = "".join(said) + rest
+    assert run.returncode == 130, stderr
+    assert "Traceback" not in stderr and "Interrupted" in stderr
+    data = _results(out)
+    assert data["run"]["interrupted"] is True
+    assert data["run"]["target_info"]["labgrid"]["acquired_by_rtbench"] is True
+    assert lab.holder("freertos") is None
+
+
 def test_a_hung_board_is_power_cycled_and_the_run_goes_on(
     lab: Lab, lab_env: dict[str, str], run_cli: RunCli, tmp_path: Path
 ) -> None:
