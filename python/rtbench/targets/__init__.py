@@ -139,7 +139,7 @@ KINDS["serial"] = _emulated(
 
 KINDS["labgrid"] = _emulated(
     name="labgrid",
-    syntax="labgrid:PLACE|labgrid:tags:KEY=VALUE[,KEY=VALUE...][,coordinator=HOST:PORT,wait=S]",
+    syntax="labgrid:PLACE|tags:KEY=VALUE,...[,coordinator=HOST:PORT,wait=S]",
     summary="a board in a shared lab, reserved and acquired through a labgrid coordinator "
     "(LG_COORDINATOR), reached over SSH or a serial port (docs/labs.md)",
     needs="labgrid (.venv/bin/python -m pip install --require-hashes -r "
