@@ -5,8 +5,8 @@ rtbench drives labgrid through its command-line client rather than importing
 it: the client is labgrid's stable interface (its Python session class belongs
 to the client's own implementation), each call runs in its own process, so
 labgrid's gRPC threads and asyncio loop never meet rtbench's signal handling
-and threads, and every call is bounded by a timeout here. The cost is a
-second or so per call, paid only when a place is reserved, acquired, released
+and threads, and every call is bounded by a timeout here. The cost is under a
+second per call, paid only when a place is reserved, acquired, released
 or power-cycled.
 
 `Lab` knows one coordinator (`-x HOST:PORT`) and the user rtbench acts as
