@@ -191,6 +191,11 @@ rtb_setup_venv() {
 	printf '%s\n' "$rtb_root/python" >"$purelib/rtbench-source.pth"
 	rtb_say "Installing the pinned Python packages ($want)..."
 	if [ "$want" = dev ]; then
+		# The dev set's labgrid brings its own fork of pyserial, which owns the
+		# files pyserial would: an environment that has pyserial gives it up first.
+		if "$rtb_python" -m pip show --disable-pip-version-check -q pyserial >/dev/null 2>&1; then
+			"$rtb_python" -m pip uninstall --disable-pip-version-check -y -q pyserial >&2 || return 1
+		fi
 		rtb_pip_install dev || return 1
 	fi
 	rtb_pip_install runtime || return 1

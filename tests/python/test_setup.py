@@ -47,6 +47,18 @@ def test_dev_set_contains_the_runtime_set_unchanged() -> None:
         assert dev.get(package) == pinned, package
 
 
+def test_optional_sets_agree_with_the_runtime_and_dev_sets() -> None:
+    runtime, dev = pins("runtime.txt"), pins("dev.txt")
+    for name in ("serial.txt", "labgrid.txt"):
+        for package, pinned in pins(name).items():
+            assert runtime.get(package, pinned) == pinned, f"{name}: {package}"
+    # the dev set takes labgrid's set whole; labgrid's fork of pyserial owns the
+    # files pyserial would, so the two never share an environment
+    for package, pinned in pins("labgrid.txt").items():
+        assert dev.get(package) == pinned, package
+    assert "pyserial-labgrid" in dev and "pyserial" not in dev
+
+
 def test_stamp_changes_when_a_source_changes(tmp_path: Path) -> None:
     for part in ("core", "ports"):
         shutil.copytree(ROOT / part, tmp_path / part)

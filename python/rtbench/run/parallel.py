@@ -31,7 +31,7 @@ from typing import TextIO, cast
 
 from rtbench.errors import RtbenchError
 from rtbench.run.runner import StopFlag
-from rtbench.targets.base import Target
+from rtbench.targets.base import Target, Waits
 from rtbench.ui import color, width
 
 _POLL_S = 0.2  # how often the main thread looks at the runs (signals arrive between)
@@ -153,6 +153,8 @@ def run_all(chosen: Sequence[Target], parallel: int, run_one: RunOne) -> list[in
         except RtbenchError as e:
             err(f"rtbench run: {e}")
             return e.exit_status
+        except KeyboardInterrupt:
+            return 130  # a waiting target cancelled by a signal
         finally:
             stream.flush()
             with lock:
@@ -172,6 +174,10 @@ def run_all(chosen: Sequence[Target], parallel: int, run_one: RunOne) -> list[in
             while pending:
                 # bounded, so the signal handlers run in between
                 _done, pending = concurrent.futures.wait(pending, timeout=_POLL_S)
+                if stop.requested():
+                    for target in chosen:
+                        if isinstance(target, Waits):
+                            target.cancel()  # a target still waiting to open stops
             return [f.result() for f in futures]
     finally:
         for signo, handler in previous.items():

@@ -137,6 +137,17 @@ KINDS["serial"] = _emulated(
     target_class="SerialTarget",
 )
 
+KINDS["labgrid"] = _emulated(
+    name="labgrid",
+    syntax="labgrid:PLACE|tags:KEY=VALUE,...[,coordinator=HOST:PORT,wait=S]",
+    summary="a board in a shared lab, reserved and acquired through a labgrid coordinator "
+    "(LG_COORDINATOR), reached over SSH or a serial port (docs/labs.md)",
+    needs="labgrid (.venv/bin/python -m pip install --require-hashes -r "
+    "requirements/labgrid.txt) and a coordinator; what the SSH or serial kind needs",
+    module="labgrid",
+    target_class="LabgridTarget",
+)
+
 LIBCS = ("glibc", "musl")
 
 

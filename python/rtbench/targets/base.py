@@ -138,3 +138,15 @@ class Deterministic(Protocol):
         """Switch deterministic mode on before `open`; UsageError when the spec
         asked for something it cannot go with."""
         ...
+
+
+@runtime_checkable
+class Waits(Protocol):
+    """A target whose `open` may wait a long time for the machine (a lab's
+    reservation): a signal that stops a run of several targets at once calls
+    `cancel` from the main thread, and the waiting `open` ends with
+    KeyboardInterrupt."""
+
+    def cancel(self) -> None:
+        """End a wait in `open` (safe from another thread, idempotent)."""
+        ...

@@ -51,8 +51,13 @@ class SshTarget:
     kind = "ssh"
     runs_here = False
 
-    def __init__(self, spec: str, libc: str = "glibc") -> None:
+    def __init__(
+        self, spec: str, libc: str = "glibc", extra_options: list[str] | None = None
+    ) -> None:
+        """`extra_options`: ssh client options of the kind that found the machine (a lab's
+        jump host), after the user's own RTBENCH_SSH_OPTIONS."""
         self.link = SshLink(spec)  # UsageError for a malformed address, before any work
+        self.link.extra += extra_options or []
         self.spec = spec
         self.libc = libc
         self.arch: str | None = None

@@ -1,0 +1,405 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`--target labgrid:...`: boards in a shared lab, reserved through labgrid.
+
+The lab is real labgrid on this machine's loopback (labgrid_lab): a coordinator,
+an exporter, a place whose NetworkService is an sshd in a network namespace and
+a place whose serial port and network power switch front the FreeRTOS image in
+QEMU. Other users of the lab are labgrid-client calls under another user name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import freertos_image as frt
+import labgrid_lab
+from conftest import RunCli
+from labgrid_lab import Lab
+from rtbench import targets
+from rtbench.errors import UsageError
+from rtbench.model.results import RESULTS_FILE
+from rtbench.paths import ROOT
+from rtbench.targets.firmware import image as fw_image
+from rtbench.targets.firmware.rtoses import FREERTOS
+from rtbench.targets.labgrid import parse_spec
+from rtbench.targets.labgrid_client import parse_show
+from rtbench.targets.ssh_link import OPTIONS_ENV
+from sshd_netns import NamespaceSshd, why_unusable
+
+OTHER = "someone-else"  # another user of the lab
+FAST = ("--only", "cal.timestamp", "sem.wait.available")
+COMPARISON_HTML = "comparison/comparison.html"
+
+
+def _one_sentence(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert "Traceback" not in stderr
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+# ---- the spec and the kind, without a lab ---------------------------------------------
+
+
+def test_specs_name_a_place_or_tags_with_options() -> None:
+    assert parse_spec("labgrid:rpi4") == ("rpi4", None, None, None)
+    assert parse_spec("labgrid:rpi4,coordinator=lab.example:20408,wait=30") == (
+        "rpi4",
+        None,
+        "lab.example:20408",
+        30.0,
+    )
+    assert parse_spec("labgrid:tags:board=stm32,rtos=freertos,wait=0") == (
+        None,
+        {"board": "stm32", "rtos": "freertos"},
+        None,
+        0.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        ("labgrid:", "Cannot read the target"),
+        ("labgrid:tags:", "Cannot read the target"),
+        ("labgrid:rpi4,wait=soon", "takes seconds"),
+        ("labgrid:rpi4,coordinator=nowhere", "is not HOST:PORT"),
+        ("labgrid:rpi4,board=x", "Unknown option 'board=x'"),
+        ("labgrid:tags:B=x", "not one labgrid accepts"),
+    ],
+)
+def test_bad_specs_are_one_sentence(spec: str, words: str) -> None:
+    with pytest.raises(UsageError, match=re.escape(words)) as e:
+        targets.parse(spec)
+    assert "\n" not in str(e.value)
+
+
+def test_a_place_shown_by_labgrid_client_is_read() -> None:
+    place = parse_show(
+        "Place 'rpi4':\n"
+        "  aliases: bench-3\n"
+        "  tags: board=rpi4, os=linux\n"
+        "  matches:\n"
+        "    lab-1/rpi4/*\n"
+        "  acquired: ci-runner/alice\n"
+        "  acquired resources:\n"
+        "    lab-1/rpi4/NetworkService/NetworkService\n"
+        "  created: 2026-01-01 00:00:00\n"
+        "Acquired resource 'NetworkService' (lab-1/rpi4/NetworkService/NetworkService):\n"
+        "  {'acquired': 'rpi4',\n"
+        "   'avail': True,\n"
+        "   'cls': 'NetworkService',\n"
+        "   'params': {'address': '192.0.2.7',\n"
+        "              'extra': {'proxy': 'lab-1', 'proxy_required': True},\n"
+        "              'port': 22,\n"
+        "              'username': 'root'}}\n"
+    )
+    assert (place.name, place.aliases, place.holder) == ("rpi4", ("bench-3",), "ci-runner/alice")
+    assert place.tags == {"board": "rpi4", "os": "linux"}
+    service = place.find("NetworkService")
+    assert service is not None and service.exporter == "lab-1"
+    assert service.params == {"address": "192.0.2.7", "port": 22, "username": "root"}
+    assert service.extra == {"proxy": "lab-1", "proxy_required": True}
+
+
+def test_without_labgrid_targets_says_how_to_get_it(run_cli: RunCli, tmp_path: Path) -> None:
+    env = {"RTBENCH_LABGRID_CLIENT": str(tmp_path / "no-labgrid-client")}
+    listed = run_cli("targets", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
+    row = next(r for r in json.loads(listed.stdout) if r["kind"] == "labgrid")
+    assert row["usable"] is False
+    assert "pip install --require-hashes -r requirements/labgrid.txt" in row["why_not"]
+    done = run_cli("run", "--target", "labgrid:rpi4", "--out", str(tmp_path / "r"), env=env)
+    assert done.returncode == 2
+    assert "labgrid is not installed" in _one_sentence(done.stderr)
+
+
+def test_no_coordinator_is_one_sentence(run_cli: RunCli, tmp_path: Path) -> None:
+    if labgrid_lab.why_unusable() is not None:
+        pytest.skip(str(labgrid_lab.why_unusable()))
+    address = f"127.0.0.1:{labgrid_lab.free_port()}"
+    done = run_cli(
+        "run", "--target", f"labgrid:rpi4,coordinator={address}", "--out", str(tmp_path / "r")
+    )
+    assert done.returncode == 2
+    assert f"No labgrid coordinator answers at {address}" in _one_sentence(done.stderr)
+    assert not (tmp_path / "r").exists()
+
+
+# ---- against a lab ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def image() -> Path:
+    why = frt.missing()
+    if why is not None:
+        pytest.skip(why)
+    return fw_image.ensure_image(ROOT, FREERTOS, frt.BOARD, lambda _text: None).path
+
+
+@pytest.fixture(scope="module")
+def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamespaceSshd]:
+    why = why_unusable()
+    if why is not None:
+        pytest.skip(f"no namespace sshd: {why}")
+    server = NamespaceSshd(tmp_path_factory.mktemp("sshd"))
+    with server:
+        yield server
+    assert not Path(f"/run/netns/{server.netns}").exists()
+
+
+@pytest.fixture(scope="module")
+def lab(
+    image: Path, sshd: NamespaceSshd, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Lab]:
+    why = labgrid_lab.why_unusable()
+    if why is not None:
+        pytest.skip(why)
+    with Lab(tmp_path_factory.mktemp("lab"), sshd.address, image) as the_lab:
+        yield the_lab
+    assert not any(the_lab.running().values()), the_lab.running()
+
+
+@pytest.fixture
+def lab_env(lab: Lab, sshd: NamespaceSshd) -> Iterator[dict[str, str]]:
+    yield {**lab.env(), OPTIONS_ENV: sshd.options()}
+    # whatever a test did, rtbench left the lab as it found it
+    for place in ("linux", "freertos"):
+        holder = lab.holder(place)
+        if holder is not None and holder.endswith(f"/{OTHER}"):
+            lab.client("-p", place, "release", user=OTHER)
+    assert "Reservation" not in lab.reservations()
+    assert _clients(lab) == []
+    if lab.board is not None and not lab.board.powered():
+        lab.board.on()
+
+
+def _clients(lab: Lab) -> list[int]:
+    """labgrid-client processes still talking to this lab."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if (
+            any(a.endswith(b"labgrid-client") for a in argv[:2])
+            and lab.coordinator.encode() in argv
+        ):
+            found.append(int(entry.name))
+    return found
+
+
+def _results(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((folder / RESULTS_FILE).read_text())
+    schema = json.loads((ROOT / "schema" / "rtbench.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    return data
+
+
+def _statuses(data: dict[str, Any]) -> dict[str, str]:
+    return {s["name"]: s["status"] for s in data["scenarios"]}
+
+
+def test_a_serial_board_is_measured_and_released(
+    lab: Lab, lab_env: dict[str, str], run_cli: RunCli, tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    done = run_cli("run", "--target", "labgrid:freertos", *FAST, "--out", str(out), env=lab_env)
+    assert done.returncode == 0, done.stderr
+    data = _results(out)
+    assert _statuses(data) == {"cal.timestamp": "ok", "sem.wait.available": "ok"}
+    info = data["run"]["target_info"]
+    assert (info["kind"], info["board_kind"], info["os"]) == ("labgrid", "serial", "FreeRTOS")
+    recorded = info["labgrid"]
+    assert recorded["coordinator"] == lab.coordinator and recorded["place"] == "freertos"
+    assert recorded["exporters"] == [labgrid_lab.EXPORTER_NAME]
+    assert recorded["tags"] == {"board": "freertos"}
+    assert recorded["acquired_by_rtbench"] is True
+    assert lab.holder("freertos") is None
+
+
+def test_a_place_held_by_another_user_is_one_sentence(
+    lab: Lab, lab_env: dict[str, str], run_cli: RunCli, tmp_path: Path
+) -> None:
+    lab.client("-p", "freertos", "acquire", user=OTHER)
+    done = run_cli("run", "--target", "labgrid:freertos", *FAST, "--out", str(tmp_path / "r"),
+                   env=lab_env)  # fmt: skip
+    assert done.returncode == 2
+    said = _one_sentence(done.stderr)
+    assert "The labgrid place freertos is held by " in said and f"/{OTHER}" in said
+    assert lab.holder("freertos").endswith(f"/{OTHER}")  # type: ignore[union-attr]
+    unknown = run_cli("run", "--target", "labgrid:nowhere", "--out", str(tmp_path / "u"),
+                      env=lab_env)  # fmt: skip
+    assert unknown.returncode == 2
+    assert "has no place named 'nowhere'" in _one_sentence(unknown.stderr)
+
+
+def test_a_place_the_user_holds_is_used_and_kept(
+    lab: Lab, lab_env: dict[str, str], run_cli: RunCli, tmp_path: Path
+) -> None:
+    lab.client("-p", "freertos", "acquire")
+    try:
+        out = tmp_path / "r"
+        done = run_cli("run", "--target", "labgrid:freertos", "--only", "cal.timestamp",
+                       "--out", str(out), env=lab_env)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert _results(out)["run"]["target_info"]["labgrid"]["acquired_by_rtbench"] is False
+        assert lab.holder("freertos") is not None  # still the user's
+    finally:
+        lab.client("-p", "freertos", "release")
+
+
+def _start_run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.Popen[str]:
+    full = {**os.environ, "PYTHONPATH": str(ROOT / "python"), "NO_COLOR": "1", **env}
+    full.pop("RTBENCH_DEADLINE_SCALE", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rtbench", "run", *args],
+        cwd=cwd, env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _wait_for_waiting(lab: Lab, run: subprocess.Popen[str]) -> None:
+    end_by = time.monotonic() + 60
+    while "state: waiting" not in lab.reservations():
+        assert run.poll() is None, run.communicate()
+        assert time.monotonic() < end_by, "rtbench made no reservation"
+        time.sleep(0.3)
+
+
+def test_a_reservation_by_tags_waits_for_a_release(
+    lab: Lab, lab_env: dict[str, str], tmp_path: Path
+) -> None:
+    lab.client("-p", "freertos", "acquire", user=OTHER)
+    out = tmp_path / "r"
+    run = _start_run(lab_env, tmp_path, "--target", "labgrid:tags:board=freertos,wait=120",
+                     *FAST, "--out", str(out))  # fmt: skip
+    try:
+        _wait_for_waiting(lab, run)
+        time.sleep(2)
+        assert run.poll() is None  # still waiting for the place
+        lab.client("-p", "freertos", "release", user=OTHER)
+        _stdout, stderr = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 0, stderr
+    data = _results(out)
+    assert _statuses(data) == {"cal.timestamp": "ok", "sem.wait.available": "ok"}
+    recorded = data["run"]["target_info"]["labgrid"]
+    assert recorded["place"] == "freertos" and recorded["reserved_with"] == {"board": "freertos"}
+    assert lab.holder("freertos") is None
+
+
+def test_sigterm_while_waiting_cancels_the_reservation(
+    lab: Lab, lab_env: dict[str, str], tmp_path: Path
+) -> None:
+    lab.client("-p", "freertos", "acquire", user=OTHER)
+    # a place by name with wait= waits through a reservation of that name
+    run = _start_run(lab_env, tmp_path, "--target", "labgrid:freertos,wait=120",
+                     *FAST, "--out", str(tmp_path / "r"))  # fmt: skip
+    try:
+        _wait_for_waiting(lab, run)
+        assert "main: name=freertos" in lab.reservations()
+        run.send_signal(signal.SIGTERM)
+        _stdout, stderr = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert run.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert lab.holder("freertos").endswith(f"/{OTHER}")  # type: ignore[union-attr]
+    # lab_env checks that no reservation and no labgrid-client is left
+
+
+def test_sigterm_during_the_run_releases_the_place(
+    lab: Lab, lab_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    run = _start_run(
+        lab_env, tmp_path, "--target", "labgrid:freertos",
+        "--only", "sem.wait.available", "sem.wait.block", "--out", str(out),
+    )  # fmt: skip
+    said = []
+    try:
+        assert run.stderr is not None
+        for line in run.stderr:
+            said.append(line)
+            if "[1/3]" in line:  # the calibration is done, the next unit measures
+                run.send_signal(signal.SIGTERM)
+                break
+        _stdout, rest = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    stderr = "".join(said) + rest
+    assert run.returncode == 130, stderr
+    assert "Traceback" not in stderr and "Interrupted" in stderr
+    data = _results(out)
+    assert data["run"]["interrupted"] is True
+    assert data["run"]["target_info"]["labgrid"]["acquired_by_rtbench"] is True
+    assert lab.holder("freertos") is None
+
+
+def test_a_hung_board_is_power_cycled_and_the_run_goes_on(
+    lab: Lab, lab_env: dict[str, str], run_cli: RunCli, tmp_path: Path
+) -> None:
+    assert lab.board is not None and lab.relay is not None
+    boots = lab.board.boots
+    lab.hang_on("sem.wait.block")
+    out = tmp_path / "r"
+    done = run_cli(
+        "run", "--target", "labgrid:freertos", "--only", "sem.wait.block", "sem.wait.available",
+        "--out", str(out), env={**lab_env, "RTBENCH_DEADLINE_SCALE": "0.5"}, timeout=600,
+    )  # fmt: skip
+    assert lab.relay.hung == 1
+    assert done.returncode == 1, done.stderr
+    data = _results(out)
+    assert _statuses(data) == {
+        "cal.timestamp": "ok",
+        "sem.wait.block": "lost",
+        "sem.wait.available": "ok",
+    }
+    info = data["run"]["target_info"]
+    assert info["labgrid"]["power_cycles"] == 1 and info["connects"] == 2
+    assert lab.board.switches[-2:] == ["off", "on"] and lab.board.boots == boots + 1
+    assert "power-cycling the board of the labgrid place freertos" in done.stderr
+    assert lab.holder("freertos") is None
+
+
+def test_two_places_in_parallel_give_both_results_and_a_comparison(
+    lab: Lab, lab_env: dict[str, str], run_cli: RunCli, tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    done = run_cli(
+        "run", "--target", "labgrid:tags:board=freertos", "--target", "labgrid:tags:board=linux",
+        "--parallel", "2", "--profile", "quick", "--lift-rt-throttle", *FAST,
+        "--out", str(out), env=lab_env, timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    places = {}
+    for folder in ("labgrid-tags-board-freertos", "labgrid-tags-board-linux"):
+        data = _results(out / folder)
+        assert set(_statuses(data).values()) == {"ok"}, _statuses(data)
+        info = data["run"]["target_info"]
+        places[info["labgrid"]["place"]] = info["board_kind"]
+    assert places == {"freertos": "serial", "linux": "ssh"}
+    assert (out / COMPARISON_HTML).is_file()
+    assert lab.holder("freertos") is None and lab.holder("linux") is None
