@@ -786,10 +786,18 @@ static void config_report(const struct os_statement *os_in, const struct sleep_s
 		.loop_ns = ns(r.a.normal_ticks),
 		.sleep_measured = st.measured,
 		.sleep_typical_ns = st.median_ns[SLEEP_1US],
+		.sleeps = 0,
 		.stated_hz = os.hz,
 		.nohz = os.nohz,
 		.stated_resolution_ns = os.resolution_ns,
 	};
+	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns); k++) {
+		if (st.count[k] == 0 || f.sleeps == RTB_CLK_SLEEPS_MAX)
+			continue;
+		f.sleep[f.sleeps].requested_ns = sleep_requests_ns[k];
+		f.sleep[f.sleeps].typical_ns = st.median_ns[k];
+		f.sleeps++;
+	}
 	struct rtb_clk_decision d;
 	if (r.a.valid) {
 		rtb_clk_decide(&f, &d);

@@ -6,26 +6,18 @@
  * given there wakes a task through portYIELD_FROM_ISR (sync.c). The target
  * thread is not used: on one CPU the interrupt preempts whatever runs.
  *
- * Periodic mode: the timer reloads itself every period. The handler reads
- * the counter: the time since the interrupt it served before, in periods
- * (to the nearest), is how many expiries passed; all but one were lost (the
- * timer's single pending bit could not hold them while the interrupt could
- * not run). generated = serviced + lost.
+ * Periodic mode, and the counts of generated, serviced and lost interrupts:
+ * the same for every firmware port (fw_port.h).
  */
 #include "board.h"
+#include "fw_port.h"
 #include "port_freertos.h"
 
 struct rtb_irq {
 	unsigned timer;
 	rtb_irq_handler handler;
 	void *arg;
-	bool periodic;
-	uint64_t start_ticks;
-	uint64_t period_ticks;
-	uint64_t last_ticks; /* counter when the last interrupt was served */
-	uint64_t fired;	     /* one-shot fires requested */
-	volatile uint64_t serviced;
-	volatile uint64_t lost;
+	struct rtb_fw_irq_count count;
 };
 
 static struct rtb_irq *volatile sources[BOARD_TIMERS];
@@ -36,17 +28,12 @@ void rtb_fw_timer_isr(unsigned n)
 
 	if (irq == NULL)
 		return;
-	if (irq->periodic) {
-		/* expiries since the last one served, to the nearest: more than
-		 * one means the ones between were lost */
-		uint64_t now = rtb_port_counter_read();
-		uint64_t m = (now - irq->last_ticks + irq->period_ticks / 2) / irq->period_ticks;
-		if (m > 1)
-			irq->lost += m - 1;
-		irq->last_ticks = now;
+	if (irq->count.periodic) {
+		rtb_fw_irq_periodic(&irq->count, n, irq->handler, irq->arg);
+		return;
 	}
 	irq->handler(irq->arg);
-	irq->serviced++;
+	irq->count.serviced++;
 }
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
@@ -87,52 +74,28 @@ int rtb_port_irq_delete(struct rtb_irq *irq)
 	return RTB_OK;
 }
 
-static uint32_t ticks_of(uint64_t ns)
-{
-	uint64_t t = ns * BOARD_COUNTER_HZ / 1000000000ull;
-
-	if (t == 0)
-		t = 1;
-	return t > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)t;
-}
-
 int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns)
 {
-	if (delay_ns > 60000000000ull)
+	if (delay_ns > RTB_FW_IRQ_MAX_NS)
 		return RTB_E_INVALID;
-	if (irq->periodic)
+	if (irq->count.periodic)
 		board_timer_stop(irq->timer);
-	irq->periodic = false;
-	irq->fired++;
-	board_timer_start(irq->timer, ticks_of(delay_ns), 0);
+	irq->count.periodic = false;
+	irq->count.fired++;
+	board_timer_start(irq->timer, rtb_fw_timer_ticks(delay_ns), 0);
 	return RTB_OK;
 }
 
 int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns)
 {
-	if (period_ns == 0 || period_ns > 60000000000ull)
+	if (period_ns == 0 || period_ns > RTB_FW_IRQ_MAX_NS)
 		return RTB_E_INVALID;
-	board_timer_stop(irq->timer);
-	irq->period_ticks = ticks_of(period_ns);
-	irq->serviced = 0;
-	irq->lost = 0;
-	irq->periodic = true;
-	irq->start_ticks = rtb_port_counter_read();
-	irq->last_ticks = irq->start_ticks;
-	board_timer_start(irq->timer, (uint32_t)irq->period_ticks, 1);
+	rtb_fw_irq_start_periodic(&irq->count, irq->timer, period_ns);
 	return RTB_OK;
 }
 
 int rtb_port_irq_stop(struct rtb_irq *irq, struct rtb_irq_counts *counts)
 {
-	board_timer_stop(irq->timer);
-	if (counts != NULL) {
-		taskENTER_CRITICAL();
-		counts->serviced = irq->serviced;
-		counts->lost = irq->lost;
-		counts->generated = irq->periodic ? irq->serviced + irq->lost : irq->fired;
-		taskEXIT_CRITICAL();
-	}
-	irq->periodic = false;
+	rtb_fw_irq_stop(&irq->count, irq->timer, counts);
 	return RTB_OK;
 }

@@ -48,6 +48,7 @@
 #include "board.h"
 #include "error_text.h"
 #include "fw_console.h"
+#include "fw_port.h"
 #include "rtb/core.h"
 
 #if FRT_TIME_SLICED
@@ -112,20 +113,9 @@ static struct rtb_port_info info = {
 	.os = "FreeRTOS",
 	.os_release = tskKERNEL_VERSION_NUMBER,
 	.libc = RTB_BUILD_LIBC,
-	.arch = BOARD_CPU,
-	.counter = BOARD_COUNTER_NAME,
-	.counter_note = "a free-running 32-bit timer of the board at its known clock, "
-			"extended to 64 bits by counting wraps (no cycle counter under QEMU)",
-	.irq_source = "a hardware timer of the board (CMSDK APB timer) whose interrupt "
-		      "handler calls the scenario's handler",
-	.irq_name = "hardware timer interrupt",
-	.counter_hz = BOARD_COUNTER_HZ,
-	.counter_step_ticks = 0,
+	RTB_FW_BOARD_INFO(""),
 	.caps = CAPS,
 	.prio_max = FRT_PRIO_MAX,
-	.cpu = 0,
-	.cpu_count = 1,
-	.degraded = "",
 	.os_config = FRT_CONFIG_NAME,
 	.os_settings = settings,
 	.os_nsettings = RTB_ARRAY_SIZE(settings),
@@ -138,13 +128,10 @@ const char *rtb_port_strerror(int err)
 
 int rtb_port_init(const struct rtb_port_config *cfg)
 {
-	if (cfg != NULL && cfg->cpu > 0) {
-		info.degraded = "the board has one CPU, 0";
+	if (!rtb_fw_port_cpu_ok(&info, cfg))
 		return RTB_E_INVALID;
-	}
-	info.degraded = "";
 	config_texts();
-	info.counter_hz = cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : BOARD_COUNTER_HZ;
+	info.counter_hz = rtb_fw_counter_hz(cfg);
 	vTaskPrioritySet(NULL, FRT_NATIVE(0));
 	return RTB_OK;
 }

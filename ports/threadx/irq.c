@@ -10,26 +10,17 @@
  * switches once the handler returns. The target thread is not used: on one
  * CPU the interrupt preempts whatever runs.
  *
- * Periodic mode: the timer reloads itself every period. At each interrupt
- * the handler works out, from the counter, the last expiry that has
- * happened (whole periods since the counter was read just before the timer
- * started); every expiry up to it that no interrupt served was lost: the
- * timer's one pending bit could not hold two expiries while the interrupt
- * could not run, so a handler that comes more than a period late serves
- * both at once. generated = serviced + lost.
+ * Periodic mode, and the counts of generated, serviced and lost interrupts:
+ * the same for every firmware port (fw_port.h).
  */
+#include "fw_port.h"
 #include "port_threadx.h"
 
 struct rtb_irq {
 	unsigned timer;
 	rtb_irq_handler handler;
 	void *arg;
-	bool periodic;
-	uint64_t start_ticks;  /* counter read just before the timer started */
-	uint64_t period_ticks; /* timer reload, in counter ticks */
-	uint64_t fired;	       /* one-shot requests */
-	volatile uint64_t serviced;
-	volatile uint64_t lost;
+	struct rtb_fw_irq_count count;
 };
 
 static struct rtb_irq *volatile timer_owner[BOARD_TIMERS];
@@ -40,15 +31,12 @@ void rtb_fw_timer_isr(unsigned n)
 
 	if (irq == NULL)
 		return;
-	if (irq->periodic) {
-		uint64_t expiry = (rtb_port_counter_read() - irq->start_ticks) / irq->period_ticks;
-		/* this interrupt serves expiry `expiry`; the ones before it were
-		 * served or lost */
-		if (expiry > irq->serviced + irq->lost + 1)
-			irq->lost = expiry - irq->serviced - 1;
+	if (irq->count.periodic) {
+		rtb_fw_irq_periodic(&irq->count, n, irq->handler, irq->arg);
+		return;
 	}
 	irq->handler(irq->arg);
-	irq->serviced++;
+	irq->count.serviced++;
 }
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
@@ -87,51 +75,27 @@ int rtb_port_irq_delete(struct rtb_irq *irq)
 	return RTB_OK;
 }
 
-/* A delay in counter ticks, at least one, at most the timer's 32 bits. */
-static uint32_t timer_ticks(uint64_t ns)
-{
-	uint64_t t = ns * BOARD_COUNTER_HZ / 1000000000ull;
-
-	return t == 0 ? 1u : t > 0xFFFFFFFFu ? 0xFFFFFFFFu : (uint32_t)t;
-}
-
-#define DELAY_MAX_NS 60000000000ull /* keeps ns * BOARD_COUNTER_HZ in 64 bits */
-
 int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns)
 {
-	if (delay_ns > DELAY_MAX_NS)
+	if (delay_ns > RTB_FW_IRQ_MAX_NS)
 		return RTB_E_INVALID;
 	board_timer_stop(irq->timer);
-	irq->periodic = false;
-	irq->fired++;
-	board_timer_start(irq->timer, timer_ticks(delay_ns), 0);
+	irq->count.periodic = false;
+	irq->count.fired++;
+	board_timer_start(irq->timer, rtb_fw_timer_ticks(delay_ns), 0);
 	return RTB_OK;
 }
 
 int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns)
 {
-	if (period_ns == 0 || period_ns > DELAY_MAX_NS)
+	if (period_ns == 0 || period_ns > RTB_FW_IRQ_MAX_NS)
 		return RTB_E_INVALID;
-	board_timer_stop(irq->timer);
-	irq->period_ticks = timer_ticks(period_ns);
-	irq->serviced = 0;
-	irq->lost = 0;
-	irq->periodic = true;
-	irq->start_ticks = rtb_port_counter_read();
-	board_timer_start(irq->timer, (uint32_t)irq->period_ticks, 1);
+	rtb_fw_irq_start_periodic(&irq->count, irq->timer, period_ns);
 	return RTB_OK;
 }
 
 int rtb_port_irq_stop(struct rtb_irq *irq, struct rtb_irq_counts *counts)
 {
-	board_timer_stop(irq->timer);
-	if (counts != NULL) {
-		uint32_t m = cm_irq_save();
-		counts->serviced = irq->serviced;
-		counts->lost = irq->lost;
-		counts->generated = irq->periodic ? irq->serviced + irq->lost : irq->fired;
-		cm_irq_restore(m);
-	}
-	irq->periodic = false;
+	rtb_fw_irq_stop(&irq->count, irq->timer, counts);
 	return RTB_OK;
 }

@@ -55,6 +55,7 @@
 
 #include "error_text.h"
 #include "fw_console.h"
+#include "fw_port.h"
 #include "rtb/core.h"
 
 #define CAPS_BASE                                                                             \
@@ -74,20 +75,9 @@ static struct rtb_port_info info = {
 	.os = "uC/OS-III",
 	.os_release = "",
 	.libc = RTB_BUILD_LIBC,
-	.arch = BOARD_CPU,
-	.counter = BOARD_COUNTER_NAME,
-	.counter_note = "a free-running 32-bit timer of the board at its known clock, "
-			"extended to 64 bits by counting wraps (no cycle counter under QEMU)",
-	.irq_source = "a hardware timer of the board (CMSDK APB timer) whose interrupt "
-		      "handler, bracketed by OSIntEnter/OSIntExit, calls the scenario's handler",
-	.irq_name = "hardware timer interrupt",
-	.counter_hz = BOARD_COUNTER_HZ,
-	.counter_step_ticks = 0,
+	RTB_FW_BOARD_INFO(", bracketed by OSIntEnter/OSIntExit,"),
 	.caps = CAPS,
 	.prio_max = UCOS3_PRIO_MAX,
-	.cpu = 0,
-	.cpu_count = 1,
-	.degraded = "",
 };
 
 const char *ucos3_release(void)
@@ -110,13 +100,10 @@ int rtb_port_init(const struct rtb_port_config *cfg)
 {
 	OS_ERR err;
 
-	if (cfg != NULL && cfg->cpu > 0) {
-		info.degraded = "the board has one CPU, 0";
+	if (!rtb_fw_port_cpu_ok(&info, cfg))
 		return RTB_E_INVALID;
-	}
-	info.degraded = "";
 	info.os_release = ucos3_release();
-	info.counter_hz = cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : BOARD_COUNTER_HZ;
+	info.counter_hz = rtb_fw_counter_hz(cfg);
 	ucos3_init_tcb = OSTCBCurPtr;
 	ucos3_change_prio(NULL, UCOS3_NATIVE(0), &err);
 	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;

@@ -401,6 +401,24 @@ static void test_decide(void)
 	CHECK(decide(&f) == RTB_PASS);
 	f.sleep_typical_ns = 60000;
 	CHECK(decide(&f) == RTB_FAIL);
+	rtb_clk_decide(&f, &d);
+	CHECK(strstr(d.reason, "a 1.000 us sleep lasts only") != NULL);
+	/* a 1 us request shorter than the sleep call's own path ends with it,
+	 * waiting for no timer: the longest request of at most a quarter of
+	 * the resolution is judged (4 ms here: 1 ms, not the 10 ms one) */
+	f.sleeps = 5;
+	f.sleep[0] = (struct rtb_clk_sleep){1000, 60000};
+	f.sleep[1] = (struct rtb_clk_sleep){10000, 3990000};
+	f.sleep[2] = (struct rtb_clk_sleep){100000, 3990000};
+	f.sleep[3] = (struct rtb_clk_sleep){1000000, 3990000};
+	f.sleep[4] = (struct rtb_clk_sleep){10000000, 60000};
+	CHECK(decide(&f) == RTB_PASS);
+	/* a timer finer than stated still fails (the negative case) */
+	f.sleep[3].typical_ns = 1160000;
+	CHECK(decide(&f) == RTB_FAIL);
+	rtb_clk_decide(&f, &d);
+	CHECK(strstr(d.reason, "a 1.000 ms sleep lasts only 1.160 ms") != NULL);
+	f.sleeps = 0;
 	f.sleep_measured = false;
 	CHECK(decide(&f) == RTB_PASS);
 }

@@ -142,6 +142,15 @@ enum rtb_clk_nohz {
 enum rtb_clk_nohz rtb_clk_nohz_parse(const char *s);
 const char *rtb_clk_nohz_name(enum rtb_clk_nohz m);
 
+/* Most sleep requests rtb_clk_facts holds. */
+#define RTB_CLK_SLEEPS_MAX 8u
+
+/* One requested sleep duration and the median time it really took. */
+struct rtb_clk_sleep {
+	uint64_t requested_ns;
+	uint64_t typical_ns;
+};
+
 struct rtb_clk_facts {
 	/* measured */
 	bool periodic;		   /* a periodic disturbance was found */
@@ -150,6 +159,10 @@ struct rtb_clk_facts {
 	uint64_t loop_ns;	   /* normal loop time: the time resolution */
 	bool sleep_measured;	   /* short sleeps were timed */
 	uint64_t sleep_typical_ns; /* median wake-up of a 1 us sleep */
+	/* every request timed, shortest first (0 entries: only the 1 us one
+	 * above is known) */
+	size_t sleeps;
+	struct rtb_clk_sleep sleep[RTB_CLK_SLEEPS_MAX];
 	/* stated by the OS (0 / UNKNOWN when it does not say) */
 	uint64_t stated_hz;
 	enum rtb_clk_nohz nohz;
@@ -175,8 +188,14 @@ struct rtb_clk_decision {
  *    harmonic with it (a faster one under full dynticks alike); or a
  *    stated fine timer resolution (below a tenth of the
  *    tick) while 1 us sleeps last at least half a tick; or a stated coarse
- *    resolution (half a tick or more) while 1 us sleeps end sooner than half
- *    that resolution.
+ *    resolution (half a tick or more) while a short sleep ends sooner than
+ *    half that resolution. The short sleep judged there is the longest
+ *    request of at most a quarter of the resolution (of those in sleep[];
+ *    the 1 us one when sleep[] is empty): a request shorter than the sleep
+ *    call's own path ends when that path does, without waiting for any
+ *    timer (1 us is some 30 instructions on a 30 MHz microcontroller, or
+ *    under QEMU's -icount at 32 ns an instruction), so it says nothing of
+ *    the timer's granularity; a request the timer must round up does.
  *  - inconclusive: the OS states a tick that runs on a busy CPU but no
  *    periodic disturbance was found (the tick may cost less than the
  *    detection threshold); or the period found is an integer multiple or

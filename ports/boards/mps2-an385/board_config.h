@@ -10,6 +10,7 @@
 
 #define BOARD_NAME "mps2-an385"
 #define BOARD_CPU "cortex-m3"
+#define BOARD_CPU_COUNT 1
 #define BOARD_CPU_HZ 25000000u /* SYSCLK: core and APB peripherals */
 
 /* The RTOS heap: the board's 16 MiB PSRAM at 0x21000000 (the linker
@@ -23,6 +24,9 @@
 #define BOARD_COUNTER_VALUE_ADDR (BOARD_DUALTIMER_BASE + 0x04u)
 #define BOARD_COUNTER_HZ 25000000u
 #define BOARD_COUNTER_NAME "cmsdk-dualtimer1"
+#define BOARD_COUNTER_NOTE                                                       \
+	"a free-running 32-bit timer of the board at its known clock, extended " \
+	"to 64 bits by counting wraps (no cycle counter under QEMU)"
 
 /* The interrupt sources: CMSDK APB timers 0 and 1. */
 #define BOARD_TIMER0_BASE 0x40000000u
@@ -30,6 +34,10 @@
 #define BOARD_TIMER0_IRQ 8
 #define BOARD_TIMER1_IRQ 9
 #define BOARD_TIMERS 2
+/* How the ports' interrupt source is named in their facts (rtb_port_info's
+ * irq_source, completed by the port, and irq_name). */
+#define BOARD_IRQ_SOURCE "a hardware timer of the board (CMSDK APB timer)"
+#define BOARD_IRQ_NAME "hardware timer interrupt"
 
 /* The console: CMSDK UART0 (QEMU's first serial port). */
 #define BOARD_UART0_BASE 0x40004000u

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The counts of every firmware port's interrupt source (fw_port.h): the
+ * parts that are not inline.
+ */
+#include "fw_port.h"
+
+void rtb_fw_irq_periodic(struct rtb_fw_irq_count *c, unsigned n, rtb_irq_handler handler, void *arg)
+{
+	uint64_t entered = rtb_port_counter_read();
+
+	handler(arg);
+	c->serviced++;
+	rtb_fw_irq_served(c, n, entered);
+}
+
+void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t period_ns)
+{
+	board_timer_stop(n);
+	c->period_ticks = rtb_fw_timer_ticks(period_ns);
+	c->serviced = 0;
+	c->storm = false;
+	c->halted = false;
+	c->next_due = UINT64_MAX; /* until the start is known, below */
+	c->periodic = true;
+	board_timer_start(n, (uint32_t)c->period_ticks, 1);
+	/* read once the timer runs: a start a few ticks early would count an
+	 * expiry that has not happened yet */
+	c->start_ticks = rtb_port_counter_read();
+	c->next_due = c->start_ticks + c->period_ticks;
+}
+
+void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_counts *counts)
+{
+	/* read before the timer stops, for the same reason */
+	uint64_t stopped = rtb_port_counter_read();
+
+	board_timer_stop(n);
+	if (counts != NULL) {
+		uint32_t m = cm_irq_save();
+		uint64_t serviced = c->serviced;
+		cm_irq_restore(m);
+		uint64_t generated = c->fired;
+		if (c->periodic) {
+			generated = (stopped - c->start_ticks) / c->period_ticks;
+			if (generated < serviced)
+				generated = serviced; /* an expiry in the last ticks before */
+		}
+		counts->serviced = serviced;
+		counts->generated = generated;
+		counts->lost = generated - serviced;
+	}
+	c->periodic = false;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What every firmware port on a Cortex-M board shares, written once:
+ *
+ * - the board's facts in the port's rtb_port_info (its CPU, its counter,
+ *   its interrupt source), set by RTB_FW_BOARD_INFO in the port's
+ *   initializer and by rtb_fw_port_info_init() from rtb_port_init();
+ * - the counts of the interrupt source (one board timer per source): the
+ *   one-shot requests, the interrupts served, and a periodic source's
+ *   expiries, counted from the counter.
+ *
+ * Periodic mode: the timer reloads itself every period (the board makes the
+ * period exact). The expiries are counted from the counter when the source
+ * stops: whole periods since the start, so generated is exact whatever the
+ * handler saw, and lost = generated - serviced (the timer's single pending
+ * bit cannot hold more than one expiry while the interrupt is masked or
+ * still running). The handler itself only notes, from the counter at its
+ * entry and end, whether the next expiry was already due when it ended (or
+ * all but): the interrupt is then taken again at once, and no task runs in
+ * between. When that goes on for RTB_FW_IRQ_STORM_NS, the period is shorter
+ * than the interrupt's own path and the source would hold the CPU for good
+ * (the exception that switches tasks has the lowest priority): the source's
+ * timer is stopped, and the expiries it would have raised until the source
+ * stops count as lost, so that the scenario that chose the period can end.
+ *
+ * The port's handler of timer n (rtb_fw_timer_isr) hands a periodic
+ * interrupt to rtb_fw_irq_periodic() and keeps the one-shot path its own:
+ * the scenario's handler, then count.serviced++, the few instructions the
+ * latency scenarios measure.
+ */
+#ifndef RTB_FW_PORT_H
+#define RTB_FW_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board.h"
+#include "cm.h"
+#include "rtb_port.h"
+
+/* ---- the board's facts ---------------------------------------------------- */
+
+/* The members of struct rtb_port_info that are the board's, for the port's
+ * initializer. `bracket` is what the RTOS wraps around the scenario's
+ * handler, as words between commas (", bracketed by X/Y,"), or "". */
+#define RTB_FW_BOARD_INFO(bracket)                                                            \
+	.arch = BOARD_CPU, .counter = BOARD_COUNTER_NAME, .counter_note = BOARD_COUNTER_NOTE, \
+	.irq_source = BOARD_IRQ_SOURCE " whose interrupt handler" bracket                     \
+				       " calls the scenario's handler",                       \
+	.irq_name = BOARD_IRQ_NAME, .counter_hz = BOARD_COUNTER_HZ, .counter_step_ticks = 0,  \
+	.cpu = 0, .cpu_count = BOARD_CPU_COUNT, .degraded = ""
+
+/* The board's part of rtb_port_init(), inline: a run's timeline starts on
+ * a tick boundary before rtb_port_init(), so its instructions count in every
+ * figure under QEMU's -icount.
+ *
+ * Is the CPU asked for the board's? If not, info->degraded says why. */
+static inline bool rtb_fw_port_cpu_ok(struct rtb_port_info *info, const struct rtb_port_config *cfg)
+{
+	if (cfg != NULL && cfg->cpu > 0) {
+		info->degraded = "the board has one CPU, 0";
+		return false;
+	}
+	info->degraded = "";
+	return true;
+}
+
+/* The counter's frequency: the one given, else the board's. */
+static inline uint64_t rtb_fw_counter_hz(const struct rtb_port_config *cfg)
+{
+	return cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : BOARD_COUNTER_HZ;
+}
+
+/* ---- the interrupt source's counts ---------------------------------------- */
+
+/* How long an interrupt may be taken back to back before its timer is
+ * stopped: 20 ms, 20 ticks of every port's OS. Back to back: the next
+ * expiry is due before, or within RTB_FW_IRQ_STORM_SLACK_NS of, the
+ * handler's last counter read; the slack covers the path the counter reads
+ * do not (the board's handler before, the exception's return after: some
+ * 40 instructions). */
+#define RTB_FW_IRQ_STORM_NS 20000000ull
+#define RTB_FW_IRQ_STORM_SLACK_NS 2000ull
+
+struct rtb_fw_irq_count {
+	bool periodic;
+	uint64_t fired; /* one-shot fires asked for */
+	volatile uint64_t serviced;
+	uint64_t period_ticks; /* periodic: the timer's reload, in counter ticks */
+	uint64_t start_ticks;  /* periodic: the counter when the timer started */
+	uint64_t next_due;     /* periodic: the first expiry not yet behind the handler */
+	uint64_t storm_since;  /* periodic: back to back since then, when storm */
+	bool storm;
+	bool halted; /* periodic: the timer stopped by the storm check */
+};
+
+/* The longest delay or period: 60 s, well within the board's 32-bit timers
+ * at 25 MHz (171 s), and ns * BOARD_COUNTER_HZ within 64 bits. */
+#define RTB_FW_IRQ_MAX_NS 60000000000ull
+
+/* A duration in ticks of the board's timers: at least one, at most 32 bits. */
+static inline uint32_t rtb_fw_timer_ticks(uint64_t ns)
+{
+	uint64_t t = ns * BOARD_COUNTER_HZ / 1000000000ull;
+
+	return t == 0 ? 1u : t > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)t;
+}
+
+/* Timer n periodic every period_ns (at most RTB_FW_IRQ_MAX_NS, checked by
+ * the caller), the counts from zero. A one-shot fire stays with the port:
+ * it sets periodic false and counts one more in fired. */
+void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t period_ns);
+/* Stop timer n; the counts, when asked for. */
+void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_counts *counts);
+
+/* The handler of timer n when periodic: the scenario's handler, the
+ * interrupt counted, and the storm check. For a port whose RTOS needs
+ * nothing around the handler; one that brackets it reads the counter first
+ * (rtb_port_counter_read(), `entered`), counts the interrupt served inside
+ * its bracket and calls rtb_fw_irq_served() last. */
+void rtb_fw_irq_periodic(struct rtb_fw_irq_count *c, unsigned n, rtb_irq_handler handler,
+			 void *arg);
+/* Last thing in the handler of timer n when periodic: was the next expiry
+ * due already (from `entered`, the counter at the handler's start)? */
+static inline void rtb_fw_irq_served(struct rtb_fw_irq_count *c, unsigned n, uint64_t entered)
+{
+	uint64_t now = rtb_port_counter_read();
+
+	while (c->next_due <= entered)
+		c->next_due += c->period_ticks;
+	if (c->next_due > now + RTB_FW_IRQ_STORM_SLACK_NS * BOARD_COUNTER_HZ / 1000000000ull) {
+		c->storm = false;
+		return;
+	}
+	if (!c->storm) {
+		c->storm = true;
+		c->storm_since = now;
+	} else if (now - c->storm_since >= RTB_FW_IRQ_STORM_NS * BOARD_COUNTER_HZ / 1000000000ull) {
+		board_timer_stop(n);
+		c->halted = true;
+	}
+}
+
+#endif /* RTB_FW_PORT_H */
