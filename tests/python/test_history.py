@@ -229,3 +229,13 @@ def test_rebuild_defaults_to_results_and_keeps_runs_whose_folder_is_gone(
     _s, out, _e = _history(tmp_path, store)
     assert len(re.findall(r"^    (r0\d|late) ", out, re.M)) == 6, out
     assert not list(root.glob("*.corrupt-*"))
+
+
+def test_a_change_needs_three_runs_before_it(tmp_path: Path) -> None:
+    """With one or two runs before, the spread between runs is unknown: nothing is raised."""
+    store = _series(tmp_path, [1000.0, 1010.0, 1600.0])
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 0 and "change:" not in out
+    store = _series(tmp_path / "four", [1000.0, 1010.0, 990.0, 1600.0])
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 1 and "worse from run r03" in out and "1 run(s) after against 3 before" in out
