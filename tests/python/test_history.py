@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from conftest import cli
 from synth import lognormal, verdict_record, write_result
@@ -148,3 +150,92 @@ def test_html_page(tmp_path: Path) -> None:
     text = page.read_text()
     assert text.count("<svg viewBox") == 1 and 'class="change"' in text
     assert 'name="viewport"' in text and 'class="median"' in text
+
+
+def test_since_shows_changes_that_began_since_against_the_earlier_runs(tmp_path: Path) -> None:
+    # runs r00..r13 (2025-01-01..14) at one level, r14.. (2025-01-15..) 40 % higher
+    store = _series(tmp_path, _noisy(14, 1000, 1) + _noisy(6, 1400, 2))
+    status, out, err = _history(tmp_path, store, "--since", "2025-01-15", "--fail-on-change")
+    assert status == 1, err  # the change began since the date, though not at the newest run
+    assert len(re.findall(r"^    r\d", out, re.M)) == 6  # only the runs since are shown
+    (change,) = [line for line in out.splitlines() if "change:" in line]
+    # judged against the runs before the date, which are not shown
+    assert "worse from run r14" in change and "run(s) after against 10 before" in change
+    assert "CHANGE" in out
+    # without --since only the newest run counts for CI: this change is not new
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 0 and "worse from run r14" in out
+    # a date after the change: its runs are shown, the change is not, and CI passes
+    status, out, _err = _history(tmp_path, store, "--since", "2025-01-17", "--fail-on-change")
+    assert status == 0 and "change:" not in out
+    assert len(re.findall(r"^    r\d", out, re.M)) == 4
+    # a date after every run
+    status, out, _err = _history(tmp_path, store, "--since", "2026-01-01")
+    assert status == 0 and "No stored run matches" in out
+
+
+def _corrupt(store: Path, how: str) -> None:
+    data = bytearray(store.read_bytes())
+    if how == "garbage":
+        data[:] = b"not a database at all " * (len(data) // 22)
+    else:  # pages after the first, where the runs are, overwritten
+        data[4096:] = bytes(range(256)) * ((len(data) - 4096) // 256 + 1)
+        del data[len(store.read_bytes()) :]
+    store.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["garbage", "damaged pages"])
+def test_corrupt_store_rebuilt_from_its_folders(tmp_path: Path, how: str) -> None:
+    store = _series(tmp_path, _noisy(10, 1000, 4) + _noisy(6, 1500, 6), outcomes=["pass"] * 16)
+    _s, before, _e = _history(tmp_path, store)
+    assert "change:" in before
+    _corrupt(store, how)
+    damaged = store.read_bytes()
+    status, _o, err = _history(tmp_path, store)
+    assert status == 2 and "corrupt" in err and "store rebuild" in err
+    # nothing to rebuild from: one sentence, and the file is left as it is
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = cli("store", "rebuild", "--store", str(store), cwd=empty)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "corrupt" in done.stderr and store.read_bytes() == damaged
+    done = cli("store", "rebuild", str(tmp_path / "nowhere"), "--store", str(store), cwd=empty)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    done = cli("store", "rebuild", str(empty), "--store", str(store), cwd=empty)
+    assert done.returncode == 2 and "no result folder" in done.stderr
+    assert store.read_bytes() == damaged
+    # rebuilt from the folders below a root: the same history, the damaged file kept
+    done = cli("store", "rebuild", str(tmp_path), "--store", str(store), cwd=empty)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "16 run(s)" in done.stderr
+    (aside,) = tmp_path.glob("h.sqlite.corrupt-*")
+    assert aside.read_bytes() == damaged
+    _s, after, _e = _history(tmp_path, store)
+    assert after == before
+
+
+def test_rebuild_defaults_to_results_and_keeps_runs_whose_folder_is_gone(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "results"
+    root.mkdir()
+    store = _series(root, _noisy(5, 1000, 8))
+    shutil.rmtree(root / "r04")
+    # a run measured since, never added: found below ./results, where `rtbench run` writes
+    write_result(root / "late", {METRIC: lognormal(77, 500, 1000)}, run={"started": "2025-03-01"})
+    done = cli("store", "rebuild", "--store", str(store), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "kept as stored" in done.stderr and "r04" in done.stderr
+    _s, out, _e = _history(tmp_path, store)
+    assert len(re.findall(r"^    (r0\d|late) ", out, re.M)) == 6, out
+    assert not list(root.glob("*.corrupt-*"))
+
+
+def test_a_change_needs_three_runs_before_it(tmp_path: Path) -> None:
+    """With one or two runs before, the spread between runs is unknown: nothing is raised."""
+    store = _series(tmp_path, [1000.0, 1010.0, 1600.0])
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 0 and "change:" not in out
+    store = _series(tmp_path / "four", [1000.0, 1010.0, 990.0, 1600.0])
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 1 and "worse from run r03" in out and "1 run(s) after against 3 before" in out

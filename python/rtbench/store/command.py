@@ -16,7 +16,7 @@ from rtbench.errors import UsageError
 from rtbench.model.results import write_atomic
 from rtbench.model.summary import Bucket
 from rtbench.store.db import Store
-from rtbench.store.detect import Point, Series, _number, detect
+from rtbench.store.detect import Change, Point, Series, _number, detect
 from rtbench.store.extract import testbed_text
 
 
@@ -32,13 +32,17 @@ def add_parser(sub: Any) -> None:
     hist.add_argument("--target", metavar="T", help="runs on this target (local, qemu:NAME, ...)")
     hist.add_argument("--testbed", metavar="ID", help="one testbed (the id the table shows)")
     hist.add_argument(
-        "--since", metavar="DATE", help="show runs started on or after DATE (2025-01-31)"
+        "--since",
+        metavar="DATE",
+        help="runs started on or after DATE (2025-01-31) and the changes that began in "
+        "them; earlier runs stay the baseline the changes are judged against",
     )
     hist.add_argument("--html", type=Path, metavar="PATH", help="write the trend page here")
     hist.add_argument(
         "--fail-on-change",
         action="store_true",
-        help="exit status 1 when the newest run of a series starts a change for the worse",
+        help="exit status 1 when the newest run of a series starts a change for the worse "
+        "(with --since: when any change for the worse began since DATE)",
     )
 
 
@@ -102,6 +106,16 @@ def load_series(store: Store, args: argparse.Namespace) -> list[Series]:
     return chosen
 
 
+def _since(p: Point, since: str | None) -> bool:
+    """Whether a run started on or after `since` (every run when None)."""
+    return not since or p.started[: len(since)] >= since
+
+
+def shown_changes(s: Series, since: str | None) -> list[Change]:
+    """The changes that began in a run started since `since`."""
+    return [c for c in s.changes if _since(s.points[c.index], since)]
+
+
 def _between(s: Series, index: int) -> str:
     before, after = s.points[index - 1], s.points[index]
     if before.version != after.version:
@@ -109,7 +123,7 @@ def _between(s: Series, index: int) -> str:
     return f"between runs {before.label} and {after.label} (both {after.version})"
 
 
-def change_line(s: Series, c: Any) -> str:
+def change_line(s: Series, c: Change) -> str:
     began = s.points[c.index]
     return (
         f"{c.direction} from run {began.label} ({began.started[:10]}), {_between(s, c.index)}: "
@@ -121,12 +135,15 @@ def render_table(series: Sequence[Series], since: str | None) -> str:
     out: list[str] = []
     testbed = None
     for s in series:
+        if not any(_since(p, since) for p in s.points):
+            continue
         if s.testbed != testbed:
             testbed = s.testbed
             out.append(f"testbed {s.testbed[:8]}: {s.testbed_text}")
         unit = f" ({s.unit})" if s.unit else ""
         out.append(f"  {s.name}{unit}{', deterministic' if s.exact else ''}")
-        began = {c.index: c for c in s.changes}
+        changes = shown_changes(s, since)
+        began = {c.index: c for c in changes}
         if s.kind == "verdict":
             header = f"    {'run':<28} {'started':<10}  {'version':<28} outcome"
         else:
@@ -136,7 +153,7 @@ def render_table(series: Sequence[Series], since: str | None) -> str:
             )
         out.append(header)
         for i, p in enumerate(s.points):
-            if since and p.started[: len(since)] < since:
+            if not _since(p, since):
                 continue
             mark = f"  <- {began[i].direction}" if i in began else ""
             if s.kind == "verdict":
@@ -152,7 +169,7 @@ def render_table(series: Sequence[Series], since: str | None) -> str:
                     f"{p.count:>8} {figures}"
                 )
             out.append(row + mark)
-        for c in s.changes:
+        for c in changes:
             out.append(f"    change: {change_line(s, c)}")
     if not out:
         return "No stored run matches (see `rtbench store add`).\n"
@@ -176,11 +193,13 @@ def run(args: argparse.Namespace, path: Path) -> int:
             raise UsageError(f"Cannot write {args.html}: {e.strerror or e}.") from None
         sys.stderr.write(f"trend page: {args.html}\n")
     if args.fail_on_change:
+        # the newest run only, or with --since every run since DATE: a change confirmed
+        # only once more runs followed it still fails the check that --since covers
         failing = [
             (s, c)
             for s in series
-            for c in s.changes
-            if c.index == len(s.points) - 1 and c.direction in ("worse", "mixed")
+            for c in shown_changes(s, args.since)
+            if (args.since or c.index == len(s.points) - 1) and c.direction in ("worse", "mixed")
         ]
         for s, c in failing:
             sys.stdout.write(f"CHANGE {s.testbed[:8]} {s.name}: {change_line(s, c)}\n")

@@ -77,7 +77,12 @@ CREATE TABLE IF NOT EXISTS verdicts (
 
 
 class StoreError(UsageError):
-    """The store cannot be used; one sentence."""
+    """The store cannot be used; one sentence. `corrupt` when the file is not a sound
+    SQLite database (`rtbench store rebuild` then keeps it aside and makes a new one)."""
+
+    def __init__(self, message: str, *, corrupt: bool = False) -> None:
+        super().__init__(message)
+        self.corrupt = corrupt
 
 
 @dataclass(frozen=True)
@@ -95,20 +100,29 @@ class StoredRun:
     exact: bool
 
 
+def _is_corrupt(e: sqlite3.Error) -> bool:
+    text = str(e)
+    return isinstance(e, sqlite3.DatabaseError) and (
+        "not a database" in text or "malformed" in text or "disk image" in text
+    )
+
+
 def _why(e: sqlite3.Error) -> str:
     text = str(e)
-    if isinstance(e, sqlite3.DatabaseError) and (
-        "not a database" in text or "malformed" in text or "disk image" in text
-    ):
+    if _is_corrupt(e):
         return (
-            "it is corrupt (not a valid SQLite database); move it away and add the "
-            "result folders again with `rtbench store add`"
+            "it is corrupt (not a valid SQLite database); `rtbench store rebuild DIR...` "
+            "keeps it aside and makes a new one from the result folders"
         )
     if "readonly" in text or "unable to open" in text:
         return "it cannot be written (permission denied or a read-only place)"
     if "locked" in text or "busy" in text:
         return "another rtbench held it longer than the busy timeout"
     return text
+
+
+def _error(what: str, e: sqlite3.Error) -> StoreError:
+    return StoreError(f"{what}: {_why(e)}.", corrupt=_is_corrupt(e))
 
 
 class Store:
@@ -122,6 +136,9 @@ class Store:
             raise StoreError(f"Cannot use the store {path}: {e.strerror or e}.") from None
         try:
             self.db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as e:
+            raise _error(f"Cannot use the store {path}", e) from None
+        try:
             self.db.execute("PRAGMA foreign_keys = ON")
             version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
             if version > SCHEMA_VERSION:
@@ -140,7 +157,8 @@ class Store:
                             self.db.execute(statement)
                     self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except sqlite3.Error as e:
-            raise StoreError(f"Cannot use the store {path}: {_why(e)}.") from None
+            self.db.close()
+            raise _error(f"Cannot use the store {path}", e) from None
 
     def __enter__(self) -> Store:
         return self
@@ -163,83 +181,101 @@ class Store:
 
     def add(self, folder: Path, doc: ResultsDocument | None = None) -> bool:
         """Store one results folder; False when it (or an identical copy) is stored already."""
+        if doc is None:
+            doc = load(folder.resolve())
+        try:
+            with self._write():
+                return self._insert(folder, doc)
+        except sqlite3.Error as e:
+            raise _error(f"Cannot store {folder} in {self.path}", e) from None
+
+    def replace(self, docs: Sequence[tuple[Path, ResultsDocument]], keep: Sequence[Path]) -> int:
+        """The database made again, in one transaction: every stored run except those of
+        the folders in `keep` is removed, then `docs` are added; the count added."""
+        kept = {str(f) for f in keep}
+        try:
+            with self._write():
+                for run_id, folder in self.db.execute("SELECT id, folder FROM runs").fetchall():
+                    if folder not in kept:
+                        self.db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+                return sum(self._insert(folder, doc) for folder, doc in docs)
+        except sqlite3.Error as e:
+            raise _error(f"Cannot rewrite the store {self.path}", e) from None
+
+    def _insert(self, folder: Path, doc: ResultsDocument) -> bool:
+        """Inside a write transaction: store one folder unless it is stored already."""
         resolved = folder.resolve()
         file = resolved / RESULTS_FILE
-        if doc is None:
-            doc = load(resolved)
         try:
             digest = hashlib.sha256(file.read_bytes()).hexdigest()
         except OSError as e:
             raise ResultsError(f"Cannot read {file}: {e.strerror or e}.") from None
         found = extract(doc)
-        try:
-            with self._write():
-                known = self.db.execute(
-                    "SELECT id, digest FROM runs WHERE folder = ? OR digest = ?",
-                    (str(resolved), digest),
-                ).fetchall()
-                if any(row[1] == digest for row in known):
-                    return False
-                for row in known:  # the folder's results changed (a resumed run): replace
-                    self.db.execute("DELETE FROM runs WHERE id = ?", (row[0],))
-                cursor = self.db.execute(
-                    "INSERT INTO runs (folder, digest, run_id, started, target, testbed, "
-                    "testbed_json, version_json, version_text, sort_key, exact, "
-                    "rtbench_version, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        str(resolved),
-                        digest,
-                        doc.run.id,
-                        doc.run.started,
-                        doc.run.target,
-                        found.testbed_key,
-                        json.dumps(found.testbed, sort_keys=True),
-                        json.dumps(found.version, sort_keys=True),
-                        found.version_text,
-                        found.order,
-                        int(found.deterministic),
-                        doc.rtbench_version,
-                        dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                    ),
+        known = self.db.execute(
+            "SELECT id, digest FROM runs WHERE folder = ? OR digest = ?",
+            (str(resolved), digest),
+        ).fetchall()
+        if any(row[1] == digest for row in known):
+            return False
+        for row in known:  # the folder's results changed (a resumed run): replace
+            self.db.execute("DELETE FROM runs WHERE id = ?", (row[0],))
+        cursor = self.db.execute(
+            "INSERT INTO runs (folder, digest, run_id, started, target, testbed, "
+            "testbed_json, version_json, version_text, sort_key, exact, "
+            "rtbench_version, added) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                str(resolved),
+                digest,
+                doc.run.id,
+                doc.run.started,
+                doc.run.target,
+                found.testbed_key,
+                json.dumps(found.testbed, sort_keys=True),
+                json.dumps(found.version, sort_keys=True),
+                found.version_text,
+                found.order,
+                int(found.deterministic),
+                doc.rtbench_version,
+                dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            ),
+        )
+        run = cursor.lastrowid
+        self.db.executemany(
+            "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    run,
+                    m.name,
+                    m.scenario,
+                    m.label,
+                    m.unit,
+                    m.count,
+                    m.min,
+                    m.median,
+                    m.p99,
+                    m.p99_9,
+                    m.max,
+                    json.dumps(m.histogram),
                 )
-                run = cursor.lastrowid
-                self.db.executemany(
-                    "INSERT INTO metrics VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            run,
-                            m.name,
-                            m.scenario,
-                            m.label,
-                            m.unit,
-                            m.count,
-                            m.min,
-                            m.median,
-                            m.p99,
-                            m.p99_9,
-                            m.max,
-                            json.dumps(m.histogram),
-                        )
-                        for m in found.metrics
-                    ],
-                )
-                self.db.executemany(
-                    "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
-                    [(run, v.name, v.scenario, v.label, v.outcome) for v in found.verdicts],
-                )
-        except sqlite3.Error as e:
-            raise StoreError(f"Cannot store {folder} in {self.path}: {_why(e)}.") from None
+                for m in found.metrics
+            ],
+        )
+        self.db.executemany(
+            "INSERT INTO verdicts VALUES (?, ?, ?, ?, ?)",
+            [(run, v.name, v.scenario, v.label, v.outcome) for v in found.verdicts],
+        )
         return True
 
     def folders(self) -> list[Path]:
         return [Path(r[0]) for r in self._read("SELECT folder FROM runs ORDER BY id")]
 
-    def clear(self) -> None:
-        try:
-            with self._write():
-                self.db.execute("DELETE FROM runs")
-        except sqlite3.Error as e:
-            raise StoreError(f"Cannot rewrite the store {self.path}: {_why(e)}.") from None
+    def check(self) -> None:
+        """A StoreError (corrupt) unless SQLite finds the whole file sound."""
+        rows = self._read("PRAGMA quick_check")
+        if [r[0] for r in rows] != ["ok"]:
+            raise StoreError(
+                f"Cannot read the store {self.path}: it is corrupt ({rows[0][0]}).", corrupt=True
+            )
 
     # ---- reading -----------------------------------------------------------------
 
@@ -247,7 +283,7 @@ class Store:
         try:
             return list(self.db.execute(sql, params).fetchall())
         except sqlite3.Error as e:
-            raise StoreError(f"Cannot read the store {self.path}: {_why(e)}.") from None
+            raise _error(f"Cannot read the store {self.path}", e) from None
 
     def runs(self) -> list[StoredRun]:
         rows = self._read(

@@ -9,7 +9,8 @@ the order of the version under test. Where it changed:
   counts only when `rtbench compare --vs` would call the runs after it
   different from the runs before it (rtbench.compare.significance.judge:
   significant on the pooled histograms, beyond the noise band and beyond the
-  spread between runs). Maxima are shown but never tested.
+  spread between runs), with at least MIN_BEFORE runs before it and after the
+  change before it. Maxima are shown but never tested.
 - deterministic series (an emulated board with -icount): any change of min,
   median, p99 or p99.9 from one run to the next is a change, at once; a
   change of the maximum alone is shown, not called worse.
@@ -30,6 +31,9 @@ from rtbench.compare.pool import merge_histograms
 from rtbench.model.summary import Bucket, MetricSummary
 
 WINDOW = 10  # runs on each side of a candidate given to the tests
+# Runs a measured series needs before a change: with fewer, the spread between runs
+# is not known, and a run that merely differs from one or two others is no change.
+MIN_BEFORE = 3
 _PENALTY = 3.0  # times log(n), for the scaled signal (noise variance about 1)
 _NOISE_FLOOR = 0.005  # relative: below half a per cent, run-to-run noise is not resolved
 _VERDICT_RANK = {"pass": 0, "unsupported": 1, "inconclusive": 1, "fail": 2}
@@ -104,6 +108,8 @@ def _summary(p: Point, unit: str) -> MetricSummary:
 def _candidates(points: Sequence[Point]) -> list[int]:
     """Change points ruptures finds on the scaled log median and p99 (indices of the
     first run after each change)."""
+    if len(points) < 3:
+        return []
     columns = []
     for stat in ("median", "p99"):
         values = [getattr(p, stat) for p in points]
@@ -114,7 +120,7 @@ def _candidates(points: Sequence[Point]) -> list[int]:
         # the run-to-run noise from successive differences (robust to the steps)
         noise = float(np.median(np.abs(diffs - np.median(diffs)))) * 1.4826 / math.sqrt(2)
         columns.append((logs - logs.mean()) / max(noise, _NOISE_FLOOR))
-    if not columns or len(points) < 3:
+    if not columns:
         return []
     signal = np.column_stack(columns)
     algo = rpt.Pelt(model="l2", min_size=1, jump=1).fit(signal)
@@ -147,11 +153,19 @@ def _confirm(series: Series, cut: int, lo: int, hi: int) -> Change | None:
     )
     if diff.outcome not in ("worse", "better", "higher", "lower", "mixed"):
         return None
+    # the statistic that moved first, then the other: a change called better on the
+    # median can come with a higher p99, and the line shows both
     moved = "p99" if diff.tail in ("higher", "lower", "mixed") else "median"
-    x = float(np.median([getattr(p, moved) for p in before]))
-    y = float(np.median([getattr(p, moved) for p in after]))
-    how = f"{moved} {_number(x, series.unit)} -> {_number(y, series.unit)}{_relative(x, y)}"
-    how += f", {len(after)} run(s) after against {len(before)} before"
+    parts = []
+    for stat in (moved, "median" if moved == "p99" else "p99"):
+        values = [getattr(p, stat) for p in before], [getattr(p, stat) for p in after]
+        if any(v is None for side in values for v in side):
+            continue
+        x, y = float(np.median(values[0])), float(np.median(values[1]))
+        parts.append(
+            f"{stat} {_number(x, series.unit)} -> {_number(y, series.unit)}{_relative(x, y)}"
+        )
+    how = ", ".join(parts) + f", {len(after)} run(s) after against {len(before)} before"
     return Change(cut, diff.outcome, how)
 
 
@@ -193,7 +207,10 @@ def detect(series: Series) -> list[Change]:
         return _verdict_changes(series)
     if series.exact:
         return _exact_changes(series)
-    cuts = _candidates(series.points)
+    cuts: list[int] = []
+    for cut in _candidates(series.points):
+        if cut - (cuts[-1] if cuts else 0) >= MIN_BEFORE:
+            cuts.append(cut)
     bounds = [0, *cuts, len(series.points)]
     found = []
     for k, cut in enumerate(cuts, start=1):

@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rtbench.errors import RtbenchError
+from rtbench.errors import RtbenchError, UsageError
 from rtbench.model.results import RESULTS_FILE, ResultsDocument
 from rtbench.store import STORE_ENV, default_path
 from rtbench.store.db import Store, StoreError
 from rtbench.ui import err, warn
+
+DEFAULT_RESULTS = Path("results")  # where `rtbench run` and `import` write by default
 
 
 def add_store_options(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +57,15 @@ def add_parsers(sub: Any) -> None:
     add.add_argument("folders", type=Path, nargs="+", metavar="DIR")
     add.add_argument("--store", type=Path, metavar="PATH", help="the history database")
     rebuild = actions.add_parser(
-        "rebuild", help="make the database again from the result folders it knows"
+        "rebuild",
+        help="make the database again from result folders (a corrupt one is kept aside)",
+        description="Make the history database again from result folders: those the "
+        "database lists and those at or below each DIR (default: ./results, where "
+        "`rtbench run` writes). A corrupt database is kept as NAME.corrupt-<time> and a "
+        "new one is made; runs whose folders are gone stay as stored.",
+    )
+    rebuild.add_argument(
+        "dirs", type=Path, nargs="*", metavar="DIR", help="result folders or folders of them"
     )
     rebuild.add_argument("--store", type=Path, metavar="PATH", help="the history database")
 
@@ -79,26 +91,93 @@ def run_store(args: argparse.Namespace) -> int:
                 added = store.add(folder, doc)
                 err(f"{'added' if added else 'already stored'}: {folder}")
         return 0
-    return rebuild(path)
+    return rebuild(path, args.dirs)
 
 
-def rebuild(path: Path) -> int:
-    """Read every folder the store knows, then write the database again from them;
-    a folder that is gone or unreadable is named and left out."""
+def result_folders(root: Path) -> list[Path]:
+    """Every results folder at or below `root` (a folder holding results.json)."""
+    return sorted({f.parent.resolve() for f in root.rglob(RESULTS_FILE) if f.is_file()})
+
+
+def _aside(path: Path) -> Path:
+    """Move a corrupt database (and its -wal and -shm files) to NAME.corrupt-<time>;
+    the new name. Nothing is deleted."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+    try:
+        path.rename(aside)
+        for suffix in ("-wal", "-shm", "-journal"):
+            extra = Path(f"{path}{suffix}")
+            if extra.exists():
+                extra.rename(Path(f"{aside}{suffix}"))
+    except OSError as e:
+        why = e.strerror or e
+        raise StoreError(f"Cannot move the corrupt store {path} aside: {why}.") from None
+    return aside
+
+
+def _known(path: Path) -> tuple[list[Path], StoreError | None]:
+    """The folders a database lists, or why it is corrupt; other problems (newer
+    schema, no permission) are raised as they are."""
+    if not path.exists():
+        return [], None
+    try:
+        with Store(path) as store:
+            store.check()
+            return store.folders(), None
+    except StoreError as e:
+        if not e.corrupt:
+            raise
+        return [], e
+
+
+def rebuild(path: Path, dirs: Sequence[Path] = ()) -> int:
+    """Make the database again from result folders: those below each DIR given (by
+    default the results root `rtbench run` writes to, ./results) and those the
+    database lists. A corrupt database is kept aside as NAME.corrupt-<time> and a new
+    one made; in a sound one, the runs of folders that are gone stay as stored."""
     from rtbench.model.results import load  # noqa: PLC0415
 
-    with Store(path) as store:
-        folders = store.folders()
-        docs: list[tuple[Path, ResultsDocument]] = []
-        for folder in folders:
-            try:
-                docs.append((folder, load(folder)))
-            except RtbenchError as e:
+    for d in dirs:
+        if not d.is_dir():
+            raise UsageError(f"{d} is not a folder (rtbench store rebuild [DIR...]).")
+    scanned: list[Path] = []
+    for d in dirs:
+        found = result_folders(d)
+        if not found:
+            raise UsageError(f"{d} holds no result folder (no {RESULTS_FILE} in or below it).")
+        scanned += found
+    if not dirs and DEFAULT_RESULTS.is_dir():
+        scanned = result_folders(DEFAULT_RESULTS)
+    known, corrupt = _known(path)
+    folders = list(dict.fromkeys([*known, *scanned]))
+    if not folders:
+        where = "it is corrupt and " if corrupt else ""
+        raise UsageError(
+            f"Nothing to rebuild {path} from: {where}no result folder was found; name the "
+            "folders or their roots: rtbench store rebuild DIR..."
+        )
+    docs: list[tuple[Path, ResultsDocument]] = []
+    gone: list[Path] = []
+    for folder in folders:
+        try:
+            docs.append((folder, load(folder)))
+        except RtbenchError as e:
+            if folder in known:
+                gone.append(folder)
+                warn(f"kept as stored, its folder cannot be read again: {e}")
+            else:
                 warn(f"left out of the rebuilt store: {e}")
-        store.clear()
-        for folder, doc in docs:
-            store.add(folder, doc)
-    err(f"rebuilt {path} from {len(docs)} of {len(folders)} result folder(s)")
+    if corrupt is not None:
+        aside = _aside(path)
+        warn(f"{path} is corrupt; it is kept as {aside} and a new database is made.")
+    with Store(path) as store:
+        added = store.replace(docs, keep=gone)
+    err(f"rebuilt {path}: {added} run(s) from {len(folders)} result folder(s)")
     return 0
 
 

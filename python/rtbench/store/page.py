@@ -9,7 +9,7 @@ import html
 import math
 from collections.abc import Sequence
 
-from rtbench.store.command import change_line
+from rtbench.store.command import change_line, shown_changes
 from rtbench.store.detect import Series, _number
 
 _W, _H, _PAD_L, _PAD_R, _PAD_T, _PAD_B = 640, 220, 56, 12, 12, 28
@@ -110,6 +110,8 @@ def render(series: Sequence[Series], since: str | None) -> str:
         body.append("<p>No stored run matches.</p>")
     testbed = None
     for s in series:
+        if not any(not since or p.started[: len(since)] >= since for p in s.points):
+            continue
         if s.testbed != testbed:
             testbed = s.testbed
             body.append(f'<p class="tb">testbed {s.testbed[:8]}: {html.escape(s.testbed_text)}</p>')
@@ -124,9 +126,10 @@ def render(series: Sequence[Series], since: str | None) -> str:
                 + "</div>"
             )
             body.append(_chart(s, since))
-        if s.changes:
+        changes = shown_changes(s, since)
+        if changes:
             body.append('<ul class="changes">')
-            for c in s.changes:
+            for c in changes:
                 body.append(f'<li class="{c.direction}">{html.escape(change_line(s, c))}</li>')
             body.append("</ul>")
         body.append("</section>")
