@@ -131,3 +131,39 @@ def test_the_schema_names_each_key_once() -> None:
         return dict(pairs)
 
     json.loads(SCHEMA_PATH.read_text(), object_pairs_hook=unique)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[], [0, 1, 2**40], [1, -2], [1, True], [1.5], [3.0], ["7"], [None], [0] * 5000],
+)
+def test_raw_samples_are_judged_as_the_schema_judges_them(values: list[object]) -> None:
+    """Chunks of raw samples skip the schema's per-number check for speed; what
+    they accept and refuse must stay exactly what the schema accepts and refuses."""
+    rec = {
+        "v": 1, "type": "samples", "scenario": "x", "metric": "m", "params": {},
+        "chunk": 0, "first_index": 0, "values": values,
+    }  # fmt: skip
+    by_schema = records.validator("samples").is_valid(rec)
+    try:
+        records.check_record(rec)
+        fast = True
+    except records.RecordError:
+        fast = False
+    assert fast == by_schema
+
+
+def test_a_rewritten_document_is_checked_again_where_it_changed(tmp_path: Path) -> None:
+    """results.json is validated scenario by scenario, each once: a scenario that
+    changed after an earlier write, or a bad run header, is still refused."""
+    doc = results.load(FIXTURES / "results-quick")
+    results.write_document(tmp_path, doc)  # valid: every scenario remembered
+    bad = copy.deepcopy(doc)
+    object.__setattr__(bad.scenarios[1], "status", "great")
+    with pytest.raises(records.RecordError, match=r"^scenarios\.1\.status"):
+        results.write_document(tmp_path, bad)
+    header = copy.deepcopy(doc)
+    object.__setattr__(header.run, "profile", "forever")
+    with pytest.raises(records.RecordError):
+        results.write_document(tmp_path, header)
+    assert results.load(tmp_path).to_json() == doc.to_json()  # what was written is intact

@@ -89,6 +89,18 @@ def check_record(obj: Any) -> Record:
     kind = obj.get("type")
     if kind not in RECORD_TYPES:
         raise RecordError(f"unknown record type {kind!r}")
+    if kind == "samples" and isinstance(obj.get("values"), list):
+        # A chunk of raw samples holds thousands of numbers: the schema's rule
+        # for them (integers, not negative) is checked here in one pass, and
+        # the rest of the record by the schema, which is 10 to 50 times slower
+        # per number.
+        values = obj["values"]
+        for i, value in enumerate(values):
+            integral = type(value) is int or (type(value) is float and value.is_integer())
+            if not integral or value < 0:
+                raise RecordError(f"values.{i}: {value!r} is not a non-negative integer")
+        validate({**obj, "values": []}, "samples")
+        return obj
     validate(obj, str(kind))
     return obj
 
