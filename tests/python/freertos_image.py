@@ -33,6 +33,21 @@ ELF_NAME = f"rtbench-freertos-{BOARD}.elf"
 TOOLCHAIN = ROOT / "cmake" / "toolchains" / "arm-none-eabi-cortex-m3.cmake"
 
 
+def rtbench_image() -> Path:
+    """The image `--target qemu:freertos-mps2-an385` runs (built once, then from
+    the cache), for a module fixture; the test is skipped when it cannot be built.
+    (Imported here: this file also runs alone, as a script.)"""
+    import pytest  # noqa: PLC0415
+
+    from rtbench.targets.firmware import image as fw_image  # noqa: PLC0415
+    from rtbench.targets.firmware.rtoses import FREERTOS  # noqa: PLC0415
+
+    why = missing()
+    if why is not None:
+        pytest.skip(why)
+    return fw_image.ensure_image(ROOT, FREERTOS, BOARD, lambda _text: None).path
+
+
 def missing() -> str | None:
     """One sentence naming what is missing to build and boot the image, or None."""
     kernel = os.environ.get("FREERTOS_KERNEL_PATH", "")

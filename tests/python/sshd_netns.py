@@ -21,7 +21,10 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 SSHD = Path("/usr/sbin/sshd")
 PRIVSEP_DIR = Path("/run/sshd")
@@ -253,3 +256,15 @@ class NamespaceSshd:
 
     def __exit__(self, *_exc: object) -> None:
         self.stop()
+
+
+def serve(folder: Path) -> Iterator[NamespaceSshd]:
+    """A module fixture's body: the server for the tests (skipped, with the reason,
+    when it cannot run here), and afterwards no namespace left behind."""
+    why = why_unusable()
+    if why is not None:
+        pytest.skip(f"no namespace sshd: {why}")
+    server = NamespaceSshd(folder)
+    with server:
+        yield server
+    assert not Path(f"/run/netns/{server.netns}").exists()

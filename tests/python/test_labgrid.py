@@ -25,18 +25,17 @@ import pytest
 
 import freertos_image as frt
 import labgrid_lab
+import sshd_netns
 from conftest import RunCli
 from labgrid_lab import Lab
 from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.targets.firmware import image as fw_image
-from rtbench.targets.firmware.rtoses import FREERTOS
 from rtbench.targets.labgrid import parse_spec
 from rtbench.targets.labgrid_client import parse_show
 from rtbench.targets.ssh_link import OPTIONS_ENV
-from sshd_netns import NamespaceSshd, why_unusable
+from sshd_netns import NamespaceSshd
 
 OTHER = "someone-else"  # another user of the lab
 FAST = ("--only", "cal.timestamp", "sem.wait.available")
@@ -143,21 +142,12 @@ def test_no_coordinator_is_one_sentence(run_cli: RunCli, tmp_path: Path) -> None
 
 @pytest.fixture(scope="module")
 def image() -> Path:
-    why = frt.missing()
-    if why is not None:
-        pytest.skip(why)
-    return fw_image.ensure_image(ROOT, FREERTOS, frt.BOARD, lambda _text: None).path
+    return frt.rtbench_image()
 
 
 @pytest.fixture(scope="module")
 def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamespaceSshd]:
-    why = why_unusable()
-    if why is not None:
-        pytest.skip(f"no namespace sshd: {why}")
-    server = NamespaceSshd(tmp_path_factory.mktemp("sshd"))
-    with server:
-        yield server
-    assert not Path(f"/run/netns/{server.netns}").exists()
+    yield from sshd_netns.serve(tmp_path_factory.mktemp("sshd"))
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,6 @@ from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.targets.firmware import image as fw_image
-from rtbench.targets.firmware.rtoses import FREERTOS
 
 
 def _one_sentence(stderr: str) -> str:
@@ -83,10 +81,7 @@ def test_a_port_that_cannot_be_opened_is_one_sentence(run_cli: RunCli, tmp_path:
 
 @pytest.fixture(scope="module")
 def image() -> Path:
-    why = frt.missing()
-    if why is not None:
-        pytest.skip(why)
-    return fw_image.ensure_image(ROOT, FREERTOS, frt.BOARD, lambda _text: None).path
+    return frt.rtbench_image()
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+import sshd_netns
 from conftest import RunCli, cli
 from rtbench import targets
 from rtbench.errors import UsageError
@@ -31,20 +32,14 @@ from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
 from rtbench.targets.ssh_link import OPTIONS_ENV, parse_address
 from rtbench.targets.ssh_stream import WRAPPER, shell_status
-from sshd_netns import NamespaceSshd, running, why_unusable
+from sshd_netns import NamespaceSshd, running
 
 SUBSET = ("cal.timestamp", "sem.behavior.release_order", "mut.behavior.pi")
 
 
 @pytest.fixture(scope="module")
 def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamespaceSshd]:
-    why = why_unusable()
-    if why is not None:
-        pytest.skip(f"no namespace sshd: {why}")
-    server = NamespaceSshd(tmp_path_factory.mktemp("sshd"))
-    with server:
-        yield server
-    assert not Path(f"/run/netns/{server.netns}").exists()
+    yield from sshd_netns.serve(tmp_path_factory.mktemp("sshd"))
 
 
 def _env(server: NamespaceSshd, tmp_path: Path) -> dict[str, str]:

@@ -23,12 +23,13 @@ from pathlib import Path
 
 import pytest
 
+import sshd_netns
 from conftest import cli, run_with_untraceable_kind
 from rtbench.paths import ROOT
 from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
 from rtbench.targets.ssh_tracefs import SshTracefs
 from rtbench.trace.kernel import tracefs
-from sshd_netns import NamespaceSshd, why_unusable
+from sshd_netns import NamespaceSshd
 from traced import remote_traced_run, timer_trace, tracefs_mounted
 
 MOUNT = Path("/sys/kernel/tracing")
@@ -40,15 +41,9 @@ SHORT = (
 
 @pytest.fixture(scope="module")
 def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NamespaceSshd]:
-    why = why_unusable()
-    if why is not None:
-        pytest.skip(f"no namespace sshd: {why}")
     if not MOUNT.is_dir():
         pytest.skip("no tracefs on this kernel")
-    server = NamespaceSshd(tmp_path_factory.mktemp("sshd"))
-    with server:
-        yield server
-    assert not Path(f"/run/netns/{server.netns}").exists()
+    yield from sshd_netns.serve(tmp_path_factory.mktemp("sshd"))
 
 
 @pytest.fixture
