@@ -8,12 +8,15 @@ from __future__ import annotations
 import math
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import cli
+from rtbench.model.summary import Bucket
+from rtbench.store.detect import Point, Series, detect
 from synth import lognormal, verdict_record, write_result
 
 METRIC = ("sem.wait.block", "wake", "SEM-B")
@@ -26,6 +29,7 @@ def _series(
     outcomes: list[str] | None = None,
     exact: bool = False,
     prefix: str = "r",
+    samples: int = 500,
 ) -> Path:
     """One run per median, each of a version 6.1.0-<i>; returns the store."""
     store = tmp_path / "h.sqlite"
@@ -35,7 +39,7 @@ def _series(
         if exact:
             values = [int(median)] * 300 + [int(median) + 64] * 20
         else:
-            values = lognormal(1000 + i, 500, median)
+            values = lognormal(1000 + i, samples, median)
         run: dict[str, object] = {
             "started": f"2025-{1 + i // 28:02d}-{1 + i % 28:02d}T00:00:00+00:00"
         }
@@ -65,6 +69,11 @@ def _history(tmp_path: Path, store: Path, *extra: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
+def _confirmed(out: str) -> list[str]:
+    """The confirmed change lines of `history`'s table."""
+    return [line for line in out.splitlines() if line.startswith("    change:")]
+
+
 def _noisy(n: int, level: float, seed: int, jitter: float = 0.03) -> list[float]:
     rng = np.random.default_rng(seed)
     return [level * math.exp(rng.normal(0, jitter)) for _ in range(n)]
@@ -74,7 +83,7 @@ def test_planted_step_found_at_its_run(tmp_path: Path) -> None:
     store = _series(tmp_path, _noisy(14, 1000, 1) + _noisy(10, 1400, 2))
     status, out, err = _history(tmp_path, store)
     assert status == 0, err
-    changes = [line for line in out.splitlines() if "change:" in line]
+    changes = _confirmed(out)
     assert len(changes) == 1, out
     assert "worse from run r14" in changes[0]
     assert "between kernel 6.1.0-14 and kernel 6.1.0-15" in changes[0]
@@ -84,7 +93,7 @@ def test_stationary_series_raises_nothing(tmp_path: Path) -> None:
     store = _series(tmp_path, _noisy(50, 1000, 7, jitter=0.04))
     status, out, err = _history(tmp_path, store, "--fail-on-change")
     assert status == 0, err
-    assert "change:" not in out
+    assert not _confirmed(out)
     assert len(re.findall(r"^    r\d", out, re.M)) == 50
 
 
@@ -103,7 +112,7 @@ def test_deterministic_change_by_one_instruction(tmp_path: Path) -> None:
     assert status == 1, out
     assert "deterministic" in out
     assert "median 1000 -> 1008 (+8ns), exact" in out
-    assert out.count("change:") == 1
+    assert len(_confirmed(out)) == 1
 
 
 def test_verdict_flip_reported(tmp_path: Path) -> None:
@@ -139,7 +148,7 @@ def test_rebuild_gives_the_same_history(tmp_path: Path) -> None:
     assert cli("store", "add", *folders, "--store", str(store), cwd=tmp_path).returncode == 0
     assert cli("store", "rebuild", "--store", str(store), cwd=tmp_path).returncode == 0
     _s, after, _e = _history(tmp_path, store)
-    assert after == before and "change:" in after
+    assert after == before and _confirmed(after)
 
 
 def test_html_page(tmp_path: Path) -> None:
@@ -158,7 +167,7 @@ def test_since_shows_changes_that_began_since_against_the_earlier_runs(tmp_path:
     status, out, err = _history(tmp_path, store, "--since", "2025-01-15", "--fail-on-change")
     assert status == 1, err  # the change began since the date, though not at the newest run
     assert len(re.findall(r"^    r\d", out, re.M)) == 6  # only the runs since are shown
-    (change,) = [line for line in out.splitlines() if "change:" in line]
+    (change,) = _confirmed(out)
     # judged against the runs before the date, which are not shown
     assert "worse from run r14" in change and "run(s) after against 10 before" in change
     assert "CHANGE" in out
@@ -167,7 +176,7 @@ def test_since_shows_changes_that_began_since_against_the_earlier_runs(tmp_path:
     assert status == 0 and "worse from run r14" in out
     # a date after the change: its runs are shown, the change is not, and CI passes
     status, out, _err = _history(tmp_path, store, "--since", "2025-01-17", "--fail-on-change")
-    assert status == 0 and "change:" not in out
+    assert status == 0 and not _confirmed(out)
     assert len(re.findall(r"^    r\d", out, re.M)) == 4
     # a date after every run
     status, out, _err = _history(tmp_path, store, "--since", "2026-01-01")
@@ -188,7 +197,7 @@ def _corrupt(store: Path, how: str) -> None:
 def test_corrupt_store_rebuilt_from_its_folders(tmp_path: Path, how: str) -> None:
     store = _series(tmp_path, _noisy(10, 1000, 4) + _noisy(6, 1500, 6), outcomes=["pass"] * 16)
     _s, before, _e = _history(tmp_path, store)
-    assert "change:" in before
+    assert _confirmed(before)
     _corrupt(store, how)
     damaged = store.read_bytes()
     status, _o, err = _history(tmp_path, store)
@@ -232,10 +241,70 @@ def test_rebuild_defaults_to_results_and_keeps_runs_whose_folder_is_gone(
 
 
 def test_a_change_needs_three_runs_before_it(tmp_path: Path) -> None:
-    """With one or two runs before, the spread between runs is unknown: nothing is raised."""
+    """With one or two runs before, the spread between runs is unknown: nothing is raised.
+    With three, a run 60 % above them (their medians within 2 %) is a possible change,
+    one that CI does not fail on, until one more run stays up; three times higher is a
+    change at once."""
     store = _series(tmp_path, [1000.0, 1010.0, 1600.0])
     status, out, _err = _history(tmp_path, store, "--fail-on-change")
-    assert status == 0 and "change:" not in out
+    assert status == 0 and "change" not in out
     store = _series(tmp_path / "four", [1000.0, 1010.0, 990.0, 1600.0])
     status, out, _err = _history(tmp_path, store, "--fail-on-change")
+    assert status == 0 and not _confirmed(out), out
+    assert re.search(r"^    r03 .*<- worse\? p=0\.00\d+$", out, re.M), out
+    assert "1 possible change(s) at the newest run, marked ?" in out
+    store = _series(tmp_path / "five", [1000.0, 1010.0, 990.0, 1600.0, 1610.0])
+    status, out, _err = _history(tmp_path, store)
+    (line,) = _confirmed(out)
+    assert "worse from run r03" in line and "2 run(s) after against 3 before" in line, out
+    store = _series(tmp_path / "triple", [1000.0, 1010.0, 990.0, 3000.0])
+    status, out, _err = _history(tmp_path, store, "--fail-on-change")
     assert status == 1 and "worse from run r03" in out and "1 run(s) after against 3 before" in out
+
+
+def test_a_run_must_lie_beyond_what_the_spread_of_the_runs_before_allows(tmp_path: Path) -> None:
+    """One run 25 % above three others lies beyond every one of them, outside the noise
+    band and significantly on the pooled samples; it is a change only when the three
+    runs are tight enough that such a jump is not their own run-to-run spread."""
+    loose = _series(tmp_path / "loose", [1000.0, 1080.0, 940.0, 1250.0])
+    status, out, _err = _history(tmp_path, loose, "--fail-on-change")
+    assert status == 0 and not _confirmed(out), out
+    assert "<- " not in out, out  # well within the spread (p = 0.14): not even possible
+    tight = _series(tmp_path / "tight", [1000.0, 1004.0, 996.0, 1250.0], samples=20000)
+    status, out, _err = _history(tmp_path, tight, "--fail-on-change")
+    assert status == 1 and "worse from run r03" in out, out
+    assert re.search(r"\(t test on the runs: p = 0\.000\d+\)", out), out
+
+
+def test_a_change_that_lasts_is_confirmed_by_the_runs_after_it(tmp_path: Path) -> None:
+    """The same loose baseline: the first run after the jump is not enough, five runs
+    that stay up are, and the change is placed where it began."""
+    base = [1000.0, 1080.0, 940.0]
+    store = _series(tmp_path, [*base, 1250.0, 1260.0, 1240.0, 1255.0, 1245.0])
+    status, out, _err = _history(tmp_path, store)
+    assert status == 0
+    (line,) = _confirmed(out)
+    assert "worse from run r03" in line and "5 run(s) after against 3 before" in line, out
+
+
+def _rate_series(rates: list[float]) -> Series:
+    """A throughput series (ops/s), each run 200 samples around its rate."""
+    points = []
+    for i, rate in enumerate(rates):
+        values = sorted(int(v) for v in _noisy(200, rate, 40 + i, jitter=0.01))
+        hist = tuple(Bucket(float(v), float(v), n) for v, n in sorted(Counter(values).items()))
+        points.append(
+            Point(i, f"t{i}", f"kernel 6.1.0-{i}", f"2025-02-{1 + i:02d}", count=len(values),
+                  min=values[0], median=values[100], p99=values[198], max=values[-1],
+                  histogram=hist)
+        )  # fmt: skip
+    return Series("tb", "tb", "local", "tm.basic throughput", "ops/s", "metric", False, points)
+
+
+def test_a_rate_that_falls_is_worse_and_one_that_rises_better() -> None:
+    """Throughput: higher is better, so a drop is a change for the worse."""
+    (change,) = detect(_rate_series([50_000.0, 50_100.0, 49_900.0, 50_050.0, 30_000.0]))
+    assert (change.index, change.direction, change.confirmed) == (4, "worse", True)
+    assert "median" in change.how and "(-40 %)" in change.how
+    (change,) = detect(_rate_series([50_000.0, 50_100.0, 49_900.0, 50_050.0, 70_000.0]))
+    assert (change.index, change.direction) == (4, "better")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli
+from rtbench.model.results import load
 from rtbench.paths import ROOT
 from rtbench.store import db as store_db
 from synth import lognormal, verdict_record, write_result
@@ -168,5 +169,37 @@ def test_concurrent_writers_both_land(tmp_path: Path) -> None:
         for group in (group_a, group_b)
     ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    with store_db.Store(path) as store:
+        assert len(store.runs()) == 16
+
+
+def test_a_run_stored_while_a_rebuild_reads_the_folders_stays(tmp_path: Path) -> None:
+    """rebuild reads the folders first and rewrites in one transaction at the end: a run
+    another process stored in between is not removed by it."""
+    path = tmp_path / "h.sqlite"
+    old = [_run(tmp_path / f"old{i}", i) for i in range(3)]
+    with store_db.Store(path) as store:
+        for folder in old:
+            store.add(folder)
+    docs = [(folder, load(folder)) for folder in old]  # what the rebuild read
+    late = _run(tmp_path / "late", 50)
+    with store_db.Store(path) as other:
+        assert other.add(late)  # a run finishing meanwhile
+    with store_db.Store(path) as store:
+        assert store.replace(docs) == 3
+        assert sorted(f.name for f in store.folders()) == ["late", "old0", "old1", "old2"]
+
+
+def test_rebuild_and_a_writer_at_the_same_time_both_land(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite"
+    first = [str(_run(tmp_path / "results" / f"a{i}", i)) for i in range(8)]
+    later = [str(_run(tmp_path / f"b{i}", 100 + i)) for i in range(8)]
+    done = cli("store", "add", *first, "--store", str(path), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(path), *later], env=env)
+    rebuilds = [cli("store", "rebuild", "--store", str(path), cwd=tmp_path) for _ in range(3)]
+    assert writer.wait(timeout=120) == 0
+    assert [r.returncode for r in rebuilds] == [0, 0, 0], [r.stderr for r in rebuilds]
     with store_db.Store(path) as store:
         assert len(store.runs()) == 16

@@ -16,7 +16,7 @@ from rtbench.errors import UsageError
 from rtbench.model.results import write_atomic
 from rtbench.model.summary import Bucket
 from rtbench.store.db import Store
-from rtbench.store.detect import Change, Point, Series, _number, detect
+from rtbench.store.detect import ALPHA, POSSIBLE_ALPHA, Change, Point, Series, _number, detect
 from rtbench.store.extract import testbed_text
 
 
@@ -126,14 +126,19 @@ def _between(s: Series, index: int) -> str:
 def change_line(s: Series, c: Change) -> str:
     began = s.points[c.index]
     return (
-        f"{c.direction} from run {began.label} ({began.started[:10]}), {_between(s, c.index)}: "
-        f"{c.how}"
+        f"{c.direction}{'' if c.confirmed else '?'} from run {began.label} "
+        f"({began.started[:10]}), {_between(s, c.index)}: {c.how}"
     )
+
+
+def change_kind(c: Change) -> str:
+    return "change" if c.confirmed else "possible change"
 
 
 def render_table(series: Sequence[Series], since: str | None) -> str:
     out: list[str] = []
     testbed = None
+    possible = 0
     for s in series:
         if not any(_since(p, since) for p in s.points):
             continue
@@ -155,7 +160,10 @@ def render_table(series: Sequence[Series], since: str | None) -> str:
         for i, p in enumerate(s.points):
             if not _since(p, since):
                 continue
-            mark = f"  <- {began[i].direction}" if i in began else ""
+            mark = ""
+            if i in began:
+                c = began[i]
+                mark = f"  <- {c.direction}" if c.confirmed else f"  <- {c.direction}? p={c.p:.2g}"
             if s.kind == "verdict":
                 row = (
                     f"    {p.label[:28]:<28} {p.started[:10]:<10}  {p.version[:28]:<28} {p.outcome}"
@@ -170,9 +178,18 @@ def render_table(series: Sequence[Series], since: str | None) -> str:
                 )
             out.append(row + mark)
         for c in changes:
-            out.append(f"    change: {change_line(s, c)}")
+            if c.confirmed:
+                out.append(f"    change: {change_line(s, c)}")
+            else:
+                possible += 1
     if not out:
         return "No stored run matches (see `rtbench store add`).\n"
+    if possible:
+        out.append(
+            f"{possible} possible change(s) at the newest run, marked ?: beyond every run "
+            f"before it and the noise band, t test on the runs p < {POSSIBLE_ALPHA:g} but "
+            f"not below {ALPHA:g}; the runs after it will confirm or dismiss them."
+        )
     return "\n".join(out) + "\n"
 
 
@@ -199,7 +216,9 @@ def run(args: argparse.Namespace, path: Path) -> int:
             (s, c)
             for s in series
             for c in shown_changes(s, args.since)
-            if (args.since or c.index == len(s.points) - 1) and c.direction in ("worse", "mixed")
+            if (args.since or c.index == len(s.points) - 1)
+            and c.confirmed
+            and c.direction in ("worse", "mixed")
         ]
         for s, c in failing:
             sys.stdout.write(f"CHANGE {s.testbed[:8]} {s.name}: {change_line(s, c)}\n")

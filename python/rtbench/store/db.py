@@ -189,15 +189,15 @@ class Store:
         except sqlite3.Error as e:
             raise _error(f"Cannot store {folder} in {self.path}", e) from None
 
-    def replace(self, docs: Sequence[tuple[Path, ResultsDocument]], keep: Sequence[Path]) -> int:
-        """The database made again, in one transaction: every stored run except those of
-        the folders in `keep` is removed, then `docs` are added; the count added."""
-        kept = {str(f) for f in keep}
+    def replace(self, docs: Sequence[tuple[Path, ResultsDocument]]) -> int:
+        """The runs of these folders made again, in one transaction: each folder's
+        stored run is removed and its document added again; the count added. Runs of
+        other folders stay: those whose folders are gone, and those another process
+        stored while the rebuild was reading the folders."""
         try:
             with self._write():
-                for run_id, folder in self.db.execute("SELECT id, folder FROM runs").fetchall():
-                    if folder not in kept:
-                        self.db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+                for folder, _doc in docs:
+                    self.db.execute("DELETE FROM runs WHERE folder = ?", (str(folder.resolve()),))
                 return sum(self._insert(folder, doc) for folder, doc in docs)
         except sqlite3.Error as e:
             raise _error(f"Cannot rewrite the store {self.path}", e) from None

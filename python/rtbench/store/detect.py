@@ -10,7 +10,12 @@ the order of the version under test. Where it changed:
   different from the runs before it (rtbench.compare.significance.judge:
   significant on the pooled histograms, beyond the noise band and beyond the
   spread between runs), with at least MIN_BEFORE runs before it and after the
-  change before it. Maxima are shown but never tested.
+  change before it, and when a t test on the runs' own medians or p99s (log
+  scale, the spread within each side pooled, at least the counter's
+  resolution) puts the runs after beyond the runs before at p < ALPHA: with a
+  short baseline on a noisy host, one run lies beyond three others by chance
+  one time in two, and the t test asks how far beyond, against how spread the
+  runs are. Maxima are shown but never tested.
 - deterministic series (an emulated board with -icount): any change of min,
   median, p99 or p99.9 from one run to the next is a change, at once; a
   change of the maximum alone is shown, not called worse.
@@ -25,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import ruptures as rpt  # type: ignore[import-untyped]
+from scipy import stats as sstats
 
 from rtbench.compare import significance as cstats
 from rtbench.compare.pool import merge_histograms
@@ -36,6 +42,14 @@ WINDOW = 10  # runs on each side of a candidate given to the tests
 MIN_BEFORE = 3
 _PENALTY = 3.0  # times log(n), for the scaled signal (noise variance about 1)
 _NOISE_FLOOR = 0.005  # relative: below half a per cent, run-to-run noise is not resolved
+# The runs after a change must lie beyond the runs before at this level in a t test on
+# the runs' statistics. Every series is screened at every run (about 140 statistics
+# in one quick run of the catalog), so it is strict: under a steady testbed about one
+# statistic in a thousand passes it by chance.
+ALPHA = 0.001
+# The newest run, beyond every run before but not at ALPHA, is shown as a possible
+# change when the same test gives p below this (never failing --fail-on-change).
+POSSIBLE_ALPHA = 0.05
 _VERDICT_RANK = {"pass": 0, "unsupported": 1, "inconclusive": 1, "fail": 2}
 
 
@@ -61,6 +75,11 @@ class Change:
     direction: str  # worse, better, higher, lower, changed
     how: str  # by how much, in words
     exact: bool = False
+    # False: the newest run lies beyond every run before it, outside the noise band,
+    # but not beyond what their spread allows (the t test on the runs): shown, marked
+    # as possible, never failing --fail-on-change; the runs after it will tell
+    confirmed: bool = True
+    p: float = 0.0  # the t test on the runs (0 where none is made)
 
 
 @dataclass
@@ -81,7 +100,10 @@ class Series:
 
 
 def lower_is_better(unit: str) -> bool | None:
-    return True if unit in ("ns", "bytes") else None
+    """Latencies and sizes: lower is better; rates (ops/s, Rhealstones/s): higher is."""
+    if unit in ("ns", "bytes"):
+        return True
+    return False if unit.endswith("/s") else None
 
 
 def _number(value: float | None, unit: str) -> str:
@@ -128,6 +150,46 @@ def _candidates(points: Sequence[Point]) -> list[int]:
     return [int(b) for b in ends if 0 < b < len(points)]
 
 
+def _resolution(p: Point) -> float:
+    """What one run resolves: its narrowest histogram bucket (the counter's step, or
+    the finest bucket the stored histogram kept), an upper bound on the step of its
+    medians and p99s."""
+    return min((b.upper - b.lower for b in p.histogram), default=0.0)
+
+
+@dataclass(frozen=True)
+class RunTest:
+    statistic: str  # median or p99
+    shift: float  # mean log ratio, after against before
+    p: float  # two-sided
+
+
+def run_t_test(before: Sequence[Point], after: Sequence[Point], stat: str) -> RunTest | None:
+    """Student's t on the log of one statistic of each run: the runs after against
+    the runs before, with the spread within each side pooled and never taken below
+    the relative resolution of the values (a step of the counter over the square
+    root of 12: the spread of rounding) or _NOISE_FLOOR.
+    With k runs before and j after it has k + j - 2 degrees of freedom, so a run
+    must lie far beyond a short, quiet-looking baseline to count."""
+    values = [[getattr(p, stat) for p in side] for side in (before, after)]
+    if any(v is None or v <= 0 for side in values for v in side):
+        return None
+    k, j = len(before), len(after)
+    if k + j < 3:
+        return None
+    logs = [np.log(np.asarray(side, dtype=np.float64)) for side in values]
+    sq = sum(float(((x - x.mean()) ** 2).sum()) for x in logs)
+    rounding = [
+        _resolution(p) / (v * math.sqrt(12.0))
+        for side, pts in zip(values, (before, after), strict=True)
+        for p, v in zip(pts, side, strict=True)
+    ]
+    sd = max(math.sqrt(sq / (k + j - 2)), _NOISE_FLOOR, *rounding)
+    shift = float(logs[1].mean() - logs[0].mean())
+    t = shift / (sd * math.sqrt(1.0 / k + 1.0 / j))
+    return RunTest(stat, shift, float(2.0 * sstats.t.sf(abs(t), k + j - 2)))
+
+
 def _confirm(series: Series, cut: int, lo: int, hi: int) -> Change | None:
     """The tests of `rtbench compare --vs`: runs [cut, hi) against runs [lo, cut)."""
     before = series.points[max(lo, cut - WINDOW) : cut]
@@ -153,9 +215,20 @@ def _confirm(series: Series, cut: int, lo: int, hi: int) -> Change | None:
     )
     if diff.outcome not in ("worse", "better", "higher", "lower", "mixed"):
         return None
+    tests = [t for t in (run_t_test(before, after, s) for s in ("median", "p99")) if t]
+    # ... in the direction the comparison found (either for a mixed change)
+    sign = {"higher": 1, "lower": -1, "worse": -1 if lower_is_better(series.unit) is False else 1}
+    sign["better"] = -sign["worse"]
+    want = sign.get(diff.outcome, 0)
+    agree = [t for t in tests if (want * t.shift > 0 if want else t.shift != 0)]
+    passed = [t for t in agree if t.p < ALPHA]
+    if not agree:
+        return None
     # the statistic that moved first, then the other: a change called better on the
     # median can come with a higher p99, and the line shows both
     moved = "p99" if diff.tail in ("higher", "lower", "mixed") else "median"
+    if passed and moved not in {t.statistic for t in passed}:
+        moved = passed[0].statistic
     parts = []
     for stat in (moved, "median" if moved == "p99" else "p99"):
         values = [getattr(p, stat) for p in before], [getattr(p, stat) for p in after]
@@ -165,8 +238,14 @@ def _confirm(series: Series, cut: int, lo: int, hi: int) -> Change | None:
         parts.append(
             f"{stat} {_number(x, series.unit)} -> {_number(y, series.unit)}{_relative(x, y)}"
         )
-    how = ", ".join(parts) + f", {len(after)} run(s) after against {len(before)} before"
-    return Change(cut, diff.outcome, how)
+    p = min(t.p for t in agree)
+    how = ", ".join(parts) + (
+        f", {len(after)} run(s) after against {len(before)} before"
+        f" (t test on the runs: p = {p:.2g}"
+        + ("" if passed else f", not below {ALPHA:g}: within what their spread allows")
+        + ")"
+    )
+    return Change(cut, diff.outcome, how, confirmed=bool(passed), p=p)
 
 
 def _exact_changes(series: Series) -> list[Change]:
@@ -178,11 +257,11 @@ def _exact_changes(series: Series) -> list[Change]:
             s = "median" if "median" in moved else moved[0]
             x, y = getattr(p, s), getattr(q, s)
             up = x is not None and y is not None and y > x
-            direction = (
-                ("worse" if up else "better")
-                if lower_is_better(series.unit)
-                else ("higher" if up else "lower")
-            )
+            lower_better = lower_is_better(series.unit)
+            if lower_better is None:
+                direction = "higher" if up else "lower"
+            else:
+                direction = "worse" if up == lower_better else "better"
             delta = "" if x is None or y is None else f" ({y - x:+g}{series.unit})"
             out.append(Change(i, direction, f"{s} {x:g} -> {y:g}{delta}, exact", exact=True))
         elif p.max != q.max:
@@ -215,6 +294,13 @@ def detect(series: Series) -> list[Change]:
     found = []
     for k, cut in enumerate(cuts, start=1):
         change = _confirm(series, cut, bounds[k - 1], bounds[k + 1])
-        if change is not None:
+        if change is not None and change.confirmed:
+            found.append(change)
+    # the newest run, when it starts no confirmed change: is it a possible one?
+    last = len(series.points) - 1
+    lo = max((c for c in cuts if c < last), default=0)
+    if last - lo >= MIN_BEFORE and not any(c.index == last for c in found):
+        change = _confirm(series, last, lo, last + 1)
+        if change is not None and not change.confirmed and change.p < POSSIBLE_ALPHA:
             found.append(change)
     return found

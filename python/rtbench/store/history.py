@@ -162,13 +162,11 @@ def rebuild(path: Path, dirs: Sequence[Path] = ()) -> int:
             "folders or their roots: rtbench store rebuild DIR..."
         )
     docs: list[tuple[Path, ResultsDocument]] = []
-    gone: list[Path] = []
     for folder in folders:
         try:
             docs.append((folder, load(folder)))
         except RtbenchError as e:
             if folder in known:
-                gone.append(folder)
                 warn(f"kept as stored, its folder cannot be read again: {e}")
             else:
                 warn(f"left out of the rebuilt store: {e}")
@@ -176,7 +174,7 @@ def rebuild(path: Path, dirs: Sequence[Path] = ()) -> int:
         aside = _aside(path)
         warn(f"{path} is corrupt; it is kept as {aside} and a new database is made.")
     with Store(path) as store:
-        added = store.replace(docs, keep=gone)
+        added = store.replace(docs)
     err(f"rebuilt {path}: {added} run(s) from {len(folders)} result folder(s)")
     return 0
 

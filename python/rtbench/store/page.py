@@ -9,7 +9,7 @@ import html
 import math
 from collections.abc import Sequence
 
-from rtbench.store.command import change_line, shown_changes
+from rtbench.store.command import change_kind, change_line, shown_changes
 from rtbench.store.detect import Series, _number
 
 _W, _H, _PAD_L, _PAD_R, _PAD_T, _PAD_B = 640, 220, 56, 12, 12, 28
@@ -20,7 +20,7 @@ body{font-family:system-ui,sans-serif;margin:0 auto;padding:12px;max-width:960px
 h1{font-size:1.4em}h2{font-size:1.05em;margin:1.6em 0 .3em;overflow-wrap:anywhere}
 p.tb{color:#555;font-size:.9em;overflow-wrap:anywhere}
 svg{width:100%;height:auto;display:block;background:#fafafa}
-ul.changes{font-size:.9em;padding-left:1.2em}li.worse{color:#b00020}li.better{color:#0a6b0a}
+ul.changes{font-size:.9em;padding-left:1.2em}li.worse{color:#b00020}li.better{color:#0a6b0a}li.possible{color:#666}
 .legend span{margin-right:1em;font-size:.85em}
 """
 
@@ -60,9 +60,12 @@ def _chart(s: Series, since: str | None) -> str:
         if c.index in where:
             cx = x(where[c.index]) - plot_w / n / 2
             colour = "#b00020" if c.direction in ("worse", "mixed") else "#0a6b0a"
+            if not c.confirmed:
+                colour = "#888"
             parts.append(
-                f'<line class="change" x1="{cx:.1f}" y1="{_PAD_T}" x2="{cx:.1f}" '
-                f'y2="{_H - _PAD_B}" stroke="{colour}" stroke-dasharray="4 3">'
+                f'<line class="{change_kind(c).replace(" ", "-")}" x1="{cx:.1f}" '
+                f'y1="{_PAD_T}" x2="{cx:.1f}" y2="{_H - _PAD_B}" stroke="{colour}" '
+                f'stroke-dasharray="{"4 3" if c.confirmed else "1 3"}">'
                 f"<title>{html.escape(change_line(s, c))}</title></line>"
             )
     for stat, colour in _LINES:
@@ -130,7 +133,9 @@ def render(series: Sequence[Series], since: str | None) -> str:
         if changes:
             body.append('<ul class="changes">')
             for c in changes:
-                body.append(f'<li class="{c.direction}">{html.escape(change_line(s, c))}</li>')
+                cls = c.direction if c.confirmed else "possible"
+                text = f"{change_kind(c)}: {change_line(s, c)}"
+                body.append(f'<li class="{cls}">{html.escape(text)}</li>')
             body.append("</ul>")
         body.append("</section>")
     return (
