@@ -308,3 +308,13 @@ def test_a_rate_that_falls_is_worse_and_one_that_rises_better() -> None:
     assert "median" in change.how and "(-40 %)" in change.how
     (change,) = detect(_rate_series([50_000.0, 50_100.0, 49_900.0, 50_050.0, 70_000.0]))
     assert (change.index, change.direction) == (4, "better")
+
+
+def test_html_page_marks_a_possible_change_apart(tmp_path: Path) -> None:
+    store = _series(tmp_path, [1000.0, 1010.0, 990.0, 1600.0])
+    page = tmp_path / "h.html"
+    status, _out, err = _history(tmp_path, store, "--html", str(page))
+    assert status == 0, err
+    text = page.read_text()
+    assert text.count('class="possible-change"') == 1 and 'class="change"' not in text
+    assert '<li class="possible">possible change: worse? from run r03' in text
