@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A board on a serial port, flashed with an rtbench image: `serial:DEVICE[,baud=N]`.
+"""A board on a serial port, flashed with an rtbench image:
+`serial:DEVICE[,baud=N][,image=PATH]`.
 
 The image speaks the same serial line protocol as on an emulated board
 (targets.guest.link); here the line is a real serial port (or anything pyserial
 opens by URL: `socket://host:port` for a port a lab serves over TCP, which is
 how `labgrid:PLACE` reaches its boards). rtbench neither builds nor flashes the
 image: the board is flashed beforehand (docs/porting.md says how to add a board).
+`image=PATH` names the ELF that was flashed, so the results record its digest,
+its code size and the RTOS sources it was built from (targets.firmware.flashed).
 
 `open` opens the port and waits a moment for the image's `ready` line; a board
 that booted before the port was opened said it already, so the image is then
@@ -28,11 +31,13 @@ import platform
 import re
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.system.model import SNAPSHOT_VERSION
 from rtbench.targets.base import Say, Tracing
+from rtbench.targets.firmware import flashed
 from rtbench.targets.firmware.boards import BOARDS
 from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.rtoses import RTOSES
@@ -62,21 +67,27 @@ def ready() -> str | None:
     return None
 
 
-def parse_spec(spec: str, kind: str = "serial") -> tuple[str, int]:
-    """The device and baud rate of `serial:DEVICE[,baud=N]`, or UsageError."""
+def parse_spec(spec: str, kind: str = "serial") -> tuple[str, int, Path | None]:
+    """The device, baud rate and flashed image of `serial:DEVICE[,baud=N][,image=PATH]`,
+    or UsageError."""
     device, *pairs = spec.removeprefix(f"{kind}:").split(",")
     if not device:
         raise UsageError(f"The target '{spec}' names no serial device (serial:/dev/ttyUSB0).")
-    baud = DEFAULT_BAUD
+    baud, image = DEFAULT_BAUD, None
     for pair in pairs:
         key, sep, value = pair.partition("=")
+        if key == "image" and sep and value:
+            image = Path(value).expanduser()
+            if not image.is_file():
+                raise UsageError(f"image={value} in '{spec}' is not a file (the ELF flashed).")
+            continue
         if key != "baud" or not sep or not re.fullmatch(r"[1-9]\d{0,7}", value):
             raise UsageError(
                 f"Unknown option '{pair}' in '{spec}' (it takes baud=N, a whole number of bits "
-                "per second)."
+                "per second, and image=PATH, the ELF flashed on the board)."
             )
         baud = int(value)
-    return device, baud
+    return device, baud, image
 
 
 class SerialLine:
@@ -178,6 +189,7 @@ class SerialTarget:
         url: str | None = None,
         baud: int | None = None,
         where: str | None = None,
+        image: Path | None = None,
     ) -> None:
         """`url`/`baud`/`where`: given by kinds that find the port themselves (a lab
         place); otherwise read from `serial:DEVICE[,baud=N]`."""
@@ -188,7 +200,9 @@ class SerialTarget:
             )
         self.spec = spec
         if url is None:
-            url, baud = parse_spec(spec)
+            url, baud, image = parse_spec(spec)
+        self.image = image
+        self.flashed: dict[str, Any] | None = None  # targets.firmware.flashed.describe
         self.url = url
         self.baud = baud or DEFAULT_BAUD
         self.where = where or url  # what messages call the port
@@ -208,6 +222,10 @@ class SerialTarget:
         if problem is not None:
             raise UsageError(f"The {self.spec} target cannot be used here: {problem}.")
         self._connect(say)
+        if self.image is not None and self.rtos is not None and self.flashed is None:
+            self.flashed = flashed.describe(self.rtos, self.image, self.release)
+            for note in self.flashed["notes"]:
+                say(f"The image {self.image}: {note}.")
 
     def _connect(self, say: Say) -> None:
         line = SerialLine.open(self.url, self.baud)
@@ -313,7 +331,7 @@ class SerialTarget:
                 "release": release.removeprefix(display + " ").strip() or None,
                 "machine": board.arch if board else None,
                 "port": facts.get("port"),
-                "checkout": None,
+                "checkout": self.flashed["sources"] if self.flashed else None,
             },
             "cpus": {
                 "model": str(facts.get("cpu") or (board.cpu if board else "unknown")),
@@ -360,6 +378,21 @@ class SerialTarget:
             "deterministic": None,
             "cpus": 1,
             "connects": self.connects,
+            **self._image_info(),
+        }
+
+    def _image_info(self) -> dict[str, Any]:
+        """What the flashed image says of itself (image=PATH), as a built image does."""
+        if self.flashed is None or self.rtos is None:
+            return {}
+        f = self.flashed
+        return {
+            f"{self.rtos.name}_kernel": f["sources"],
+            "image": f["path"],
+            "image_sha256": f["sha256"],
+            "image_built_at": f["built_at"],
+            "image_notes": f["notes"],
+            "code_size": f["code_size"],
         }
 
 
