@@ -1,6 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * CLK: the OS clock tick.
+ * CLK: the OS clock tick, measured. One run unit, clk.tick, serves two ids;
+ * this file takes every timestamp of it and reports CLK-P-DUR. What
+ * CLK-B-CFG concludes from the measurements (decision, negative control,
+ * verdict, table) is in clk_config.c; clk.h holds what both share.
+ *
+ * The unit reads the OS's statement about its tick and times CLK-B-CFG's
+ * sleeps first, then runs the busy loops, then reports CLK-P-DUR, then
+ * CLK-B-CFG. One busy-loop run and one analysis serve both ids, so the
+ * period one reports is the period the other judges. The timed code and
+ * what the compiler inlines around it (the unit's run function with the
+ * sleeps, the busy loops and CLK-P-DUR's report) stay in this one file:
+ * compiled apart, the loops get other instructions and the deterministic
+ * figures (--deterministic) move.
  *
  * clk.tick.duration (CLK-P-DUR). One thread, raised to the highest relative
  * priority (prio_max) for the measurement and put back to 0 afterwards,
@@ -18,25 +30,16 @@
  * the normal loop time), the distance between tick loops, a classification
  * table and a summary.
  *
- * clk.tick.config (CLK-B-CFG). What the tick is. (1) At priority prio_max,
+ * clk.tick.config (CLK-B-CFG), its measurements. (1) At priority prio_max,
  * sleeps of 0, 1 us, 10 us, 100 us and 1 ms are timed (counter read before
- * and after rtb_port_sleep_ns()); the median 1 us sleep is the wake-up
- * granularity. (2) A short run of the clk.tick.duration measurement finds
- * the period of the disturbances. (3) The OS's own statement is read:
- * tick_hz_config, no_hz and timer_resolution_ns (rtb_port_property). The
- * decision (rtb_clk_decide) passes when the measurement agrees with the
- * statement or the OS states nothing, fails when they contradict each
- * other. Negative control: a synthetic loop series with a disturbance of a
- * known period injected (plus noise and random spikes) goes through the
- * same analysis, which must find that period, and through the same
- * decision with an OS statement of another rate, which must fail. Option
- * clk.tick.config.stated_hz=N replaces the OS's statement, so a platform
- * that misstates its tick can be simulated.
+ * and after rtb_port_sleep_ns()), one result per requested duration. (2)
+ * The busy-loop run above finds the period of the disturbances. (3) The
+ * OS's own statement is read: tick_hz_config, no_hz and
+ * timer_resolution_ns (rtb_port_property); option
+ * clk.tick.config.stated_hz=N replaces the rate stated.
  */
-#include "rtb/check_clk.h"
-#include "rtb/core.h"
+#include "clk.h"
 
-#define LOOP_TARGET_NS 20000u
 #define LOOP_COUNT_MIN 100u
 #define LOOP_COUNT_MAX 100000000u
 #define DURATION_RAW_MIN 150000u /* raw loops kept for the diagram (see clk.md) */
@@ -71,21 +74,6 @@ static uint32_t calibrate(uint64_t target_ns)
 	return (uint32_t)count;
 }
 
-/* A run of back-to-back busy loops and its analysis. */
-struct tick_run {
-	uint32_t loop_count;
-	uint64_t planned_ns;
-	uint64_t *loops; /* raw durations (ticks), loops[0 .. n) */
-	size_t cap;
-	size_t n;
-	size_t warm; /* first loops not analysed */
-	uint64_t *scratch;
-	uint8_t *kinds; /* of loops[warm ..] */
-	bool cut;	/* ended by the budget or a stop request */
-	bool raised;	/* ran at prio_max */
-	struct rtb_clk_analysis a;
-};
-
 static void tick_run_free(struct tick_run *r)
 {
 	if (r->loops != NULL)
@@ -108,7 +96,7 @@ static uint32_t loop_count_for(const struct rtb_ctx *ctx, const char *id)
 	const char *opt = rtb_ctx_option(ctx, key);
 	if (opt != NULL && rtb_parse_u64(opt, &v) && v >= 1 && v <= LOOP_COUNT_MAX)
 		return (uint32_t)v;
-	return calibrate(LOOP_TARGET_NS);
+	return calibrate(CLK_LOOP_TARGET_NS);
 }
 
 static int set_prio(int prio)
@@ -173,16 +161,6 @@ static int tick_run(struct rtb_ctx *ctx, const char *id, uint64_t duration_ns, s
 	r->warm = rtb_warmup_for(r->n);
 	rtb_clk_analyse(r->loops + r->warm, r->n - r->warm, 0, r->scratch, r->kinds, &r->a);
 	return RTB_OK;
-}
-
-static uint64_t ns(uint64_t ticks)
-{
-	return rtb_ticks_to_ns(ticks);
-}
-
-static void fmt_ticks(char *buf, size_t len, uint64_t ticks)
-{
-	rtb_fmt_ns(buf, len, ns(ticks));
 }
 
 /* ---- clk.tick.duration ------------------------------------------------------ */
@@ -252,7 +230,7 @@ static void gap_stats(const struct tick_run *r, struct gap_stats *g)
 			continue;
 		uint64_t excess = r->loops[i] - r->a.normal_ticks;
 		r->scratch[n++] = excess;
-		uint64_t e_ns = ns(excess);
+		uint64_t e_ns = clk_ns(excess);
 		if (withheld != 0 && 4 * e_ns >= 3 * withheld && 4 * e_ns <= 5 * withheld)
 			g->withheld++;
 	}
@@ -464,7 +442,7 @@ static int duration_report(struct rtb_ctx *ctx, const struct tick_run *rp, uint6
 	if (rtb_port_property("tick_hz_config", hz_text, sizeof(hz_text)) == RTB_OK)
 		rtb_parse_u64(hz_text, &stated_hz);
 	if (r.a.periodic && stated_hz != 0) {
-		uint64_t stated = 1000000000u / stated_hz, measured = ns(r.a.period_ticks);
+		uint64_t stated = 1000000000u / stated_hz, measured = clk_ns(r.a.period_ticks);
 		if (measured * 20 < stated * 19 || measured * 20 > stated * 21)
 			rtb_emit_log(id, "warning",
 				     "the periodic disturbance (every %llu us) is not the OS's "
@@ -473,10 +451,10 @@ static int duration_report(struct rtb_ctx *ctx, const struct tick_run *rp, uint6
 				     (unsigned long long)(measured / 1000),
 				     (unsigned long long)stated_hz);
 	}
-	fmt_ticks(a_buf, sizeof(a_buf), r.a.normal_ticks);
+	clk_fmt_ticks(a_buf, sizeof(a_buf), r.a.normal_ticks);
 	if (r.a.periodic) {
-		fmt_ticks(b_buf, sizeof(b_buf), r.a.period_ticks);
-		fmt_ticks(c_buf, sizeof(c_buf), r.a.tick_excess_typical_ticks);
+		clk_fmt_ticks(b_buf, sizeof(b_buf), r.a.period_ticks);
+		clk_fmt_ticks(c_buf, sizeof(c_buf), r.a.tick_excess_typical_ticks);
 		rtb_emit_log(
 			id, "info",
 			"normal loop %s; a tick every %s costing %s typically (%zu tick loops, "
@@ -489,7 +467,7 @@ static int duration_report(struct rtb_ctx *ctx, const struct tick_run *rp, uint6
 			     a_buf, r.a.disturbed);
 	}
 	if (r.a.gap > 0) {
-		fmt_ticks(a_buf, sizeof(a_buf), r.a.gap_excess_longest_ticks);
+		clk_fmt_ticks(a_buf, sizeof(a_buf), r.a.gap_excess_longest_ticks);
 		rtb_emit_log(id, "warning",
 			     "%zu long gaps (the longest %s): the CPU was taken away from the "
 			     "top-priority loop; counted apart, not as tick processing (see the "
@@ -502,17 +480,9 @@ static int duration_report(struct rtb_ctx *ctx, const struct tick_run *rp, uint6
 	return rc;
 }
 
-/* ---- clk.tick.config ---------------------------------------------------------- */
+/* ---- clk.tick.config: the measurements -------------------------------------- */
 
-static const uint64_t sleep_requests_ns[] = {0, 1000, 10000, 100000, 1000000};
-#define SLEEP_1US 1 /* index of the 1 us request */
-
-struct sleep_stats {
-	bool measured;
-	uint64_t median_ns[RTB_ARRAY_SIZE(sleep_requests_ns)];
-	uint64_t min_ns[RTB_ARRAY_SIZE(sleep_requests_ns)];
-	uint64_t count[RTB_ARRAY_SIZE(sleep_requests_ns)];
-};
+const uint64_t rtb_clk_sleep_requests_ns[CLK_SLEEPS] = {0, 1000, 10000, 100000, 1000000};
 
 /* Time short sleeps at prio_max; emit one result per requested duration. */
 static int measure_sleeps(struct rtb_ctx *ctx, const char *id, uint64_t per_request,
@@ -524,14 +494,14 @@ static int measure_sleeps(struct rtb_ctx *ctx, const char *id, uint64_t per_requ
 	rtb_memset(st, 0, sizeof(*st));
 	rtb_port_thread_get_priority(NULL, &old_prio);
 	set_prio(info->prio_max);
-	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns); k++) {
+	for (size_t k = 0; k < CLK_SLEEPS; k++) {
 		struct rtb_metric m = {.scenario = id,
 				       .label = "CLK-B-CFG",
 				       .metric = "sleep",
 				       .title = "Time a relative sleep really took",
 				       .unit = "ticks"};
 		struct rtb_recorder r;
-		rtb_metric_param(&m, "requested_ns", (int64_t)sleep_requests_ns[k]);
+		rtb_metric_param(&m, "requested_ns", (int64_t)rtb_clk_sleep_requests_ns[k]);
 		if (rtb_recorder_init(&r, &m, rtb_warmup_for(per_request),
 				      (uint32_t)RTB_MIN((uint64_t)ctx->raw_max, per_request)) !=
 		    RTB_OK) {
@@ -541,7 +511,7 @@ static int measure_sleeps(struct rtb_ctx *ctx, const char *id, uint64_t per_requ
 		int rc = RTB_OK;
 		for (uint64_t i = 0; i < per_request + r.warmup_target && rc == RTB_OK; i++) {
 			uint64_t t0 = rtb_port_counter_read();
-			rc = rtb_port_sleep_ns(sleep_requests_ns[k]);
+			rc = rtb_port_sleep_ns(rtb_clk_sleep_requests_ns[k]);
 			uint64_t t1 = rtb_port_counter_read();
 			if (rc == RTB_OK)
 				rtb_recorder_add_interval(&r, t0, t1);
@@ -554,28 +524,19 @@ static int measure_sleeps(struct rtb_ctx *ctx, const char *id, uint64_t per_requ
 			return rtb_ctx_fail(ctx, rc, "sleep failed: %s", rtb_port_strerror(rc));
 		}
 		if (r.count > 0) {
-			st->median_ns[k] = ns(rtb_recorder_percentile(&r, 0.5));
-			st->min_ns[k] = ns(r.min);
+			st->median_ns[k] = clk_ns(rtb_recorder_percentile(&r, 0.5));
+			st->min_ns[k] = clk_ns(r.min);
 			st->count[k] = r.count;
 			rtb_emit_result(&r);
 		}
 		rtb_recorder_free(&r);
 	}
 	set_prio(old_prio);
-	st->measured = st->count[SLEEP_1US] > 0;
+	st->measured = st->count[CLK_SLEEP_1US] > 0;
 	return RTB_OK;
 }
 
-/* What the OS states about its tick (0 / UNKNOWN when it does not say). */
-struct os_statement {
-	uint64_t hz;	/* the rate judged against: the OS's, or the option's */
-	uint64_t os_hz; /* the OS's own statement */
-	bool hz_from_option;
-	enum rtb_clk_nohz nohz;
-	uint64_t resolution_ns;
-	char hz_text[32], nohz_text[32], res_text[32];
-};
-
+/* What the OS states about its tick (struct os_statement). */
 static void read_statement(const struct rtb_ctx *ctx, struct os_statement *os)
 {
 	uint64_t v;
@@ -597,281 +558,6 @@ static void read_statement(const struct rtb_ctx *ctx, struct os_statement *os)
 		os->resolution_ns = v;
 }
 
-/* Deterministic pseudo-random numbers for the synthetic control. */
-static uint64_t lcg(uint64_t *state)
-{
-	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
-	return *state >> 33;
-}
-
-/* A loop series like a real one: `normal` +- 0.5 %, a disturbance costing
- * normal / 8 every `period` (its instants +- 1 %), and a random spike about
- * every 700 loops. */
-static void synth_series(uint64_t *out, size_t n, uint64_t normal, uint64_t period)
-{
-	uint64_t state = 12345, t = 0, next = period / 2;
-	uint64_t noise = normal / 200 + 1;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t d = normal - noise + lcg(&state) % (2 * noise + 1);
-		while (next < t + d) {
-			d += normal / 8;
-			next += period - period / 100 + lcg(&state) % (period / 50 + 1);
-		}
-		if (lcg(&state) % 700 == 0)
-			d += normal / 4 + lcg(&state) % (normal * 4);
-		out[i] = d;
-		t += d;
-	}
-}
-
-static bool far_from(uint64_t a, uint64_t b)
-{
-	return b == 0 || a * 10 < b * 8 || a * 10 > b * 12;
-}
-
-/* The negative control: a known period injected into a synthetic series
- * must be found, and a contradicting statement must make the decision
- * fail. Uses the real run's buffers once its analysis is done. */
-static void control(struct tick_run *r, uint64_t stated_period_ns, struct rtb_verdict *v)
-{
-	char a_buf[32], b_buf[32];
-	uint64_t normal = r->a.valid ? r->a.normal_ticks : rtb_ns_to_ticks(LOOP_TARGET_NS);
-	uint64_t period_ns = 3000000;
-
-	if (!far_from(period_ns, stated_period_ns) ||
-	    (r->a.periodic && !far_from(period_ns, ns(r->a.period_ticks))))
-		period_ns = 7000000;
-	uint64_t period = rtb_ns_to_ticks(period_ns);
-	size_t n = (size_t)RTB_MIN((uint64_t)r->cap, 60 * period / (normal ? normal : 1) + 1000);
-	struct rtb_clk_analysis a;
-
-	rtb_fmt(v->control_description, sizeof(v->control_description),
-		"synthetic loop series with a disturbance every %llu us injected, judged "
-		"against a stated tick of 2/3 that period",
-		(unsigned long long)(period_ns / 1000));
-	synth_series(r->loops, n, normal, period);
-	rtb_clk_analyse(r->loops, n, 0, r->scratch, NULL, &a);
-	fmt_ticks(a_buf, sizeof(a_buf), period);
-	uint64_t found_tol = 2 * normal + period / 64;
-	bool found = a.periodic && (a.period_ticks > period ? a.period_ticks - period
-							    : period - a.period_ticks) <= found_tol;
-	if (a.periodic) {
-		fmt_ticks(b_buf, sizeof(b_buf), a.period_ticks);
-		rtb_verdict_control_evidence(v,
-					     "%zu synthetic loops, disturbance every %s injected: "
-					     "found every %s (%zu tick loops, %zu other)",
-					     n, a_buf, b_buf, a.tick, a.other);
-	} else {
-		rtb_verdict_control_evidence(
-			v, "%zu synthetic loops, disturbance every %s injected: no period found", n,
-			a_buf);
-	}
-
-	struct rtb_clk_facts f = {
-		.periodic = a.periodic,
-		.period_ns = ns(a.period_ticks),
-		.period_tol_ns = ns(a.tolerance_ticks),
-		.loop_ns = ns(a.normal_ticks),
-		.stated_hz = 1500000000u / period_ns, /* 2/3 of the injected period */
-		.nohz = RTB_CLK_NOHZ_PERIODIC,
-	};
-	struct rtb_clk_decision d;
-	rtb_clk_decide(&f, &d);
-	rtb_verdict_control_evidence(v, "stated %llu Hz: %s (%s)", (unsigned long long)f.stated_hz,
-				     rtb_outcome_name(d.outcome), d.reason);
-	enum rtb_outcome negative = d.outcome;
-	f.stated_hz = 1000000000u / period_ns;
-	rtb_clk_decide(&f, &d);
-	rtb_verdict_control_evidence(v, "stated %llu Hz (matching): %s",
-				     (unsigned long long)f.stated_hz, rtb_outcome_name(d.outcome));
-	v->control = found && negative == RTB_FAIL ? RTB_CONTROL_CAUGHT : RTB_CONTROL_MISSED;
-}
-
-static void config_table(const char *id, const struct os_statement *os,
-			 const struct rtb_clk_decision *d, const struct sleep_stats *st,
-			 const struct tick_run *r)
-{
-	static const struct rtb_column cols[] = {{"property", ""}, {"value", ""}, {"source", ""}};
-	char buf[64];
-	struct rtb_json *j =
-		rtb_table_begin(id, "tick", "What the OS clock tick is (CLK-B-CFG)", cols, 3);
-
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, "tick period");
-	if (d->tick_period_ns != 0)
-		rtb_fmt_ns(buf, sizeof(buf), d->tick_period_ns);
-	else if (d->tickless)
-		rtb_fmt(buf, sizeof(buf), "tickless / high-resolution timers");
-	else
-		rtb_fmt(buf, sizeof(buf), "not determined (see the verdict)");
-	rtb_json_str(j, buf);
-	rtb_json_str(j, "concluded (measurement and OS statement)");
-	rtb_json_arr_end(j);
-
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, "periodic disturbance of a busy loop");
-	if (r->a.periodic)
-		fmt_ticks(buf, sizeof(buf), r->a.period_ticks);
-	else
-		rtb_fmt(buf, sizeof(buf), "none found");
-	rtb_json_str(j, buf);
-	rtb_json_str(j, "measured");
-	rtb_json_arr_end(j);
-
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, "sleep granularity (1 us sleep, median)");
-	if (st->measured)
-		rtb_fmt_ns(buf, sizeof(buf), st->median_ns[SLEEP_1US]);
-	else
-		rtb_fmt(buf, sizeof(buf), "not measured");
-	rtb_json_str(j, buf);
-	rtb_json_str(j, d->sleep_tick_bound ? "measured: wake-ups follow the tick"
-					    : "measured: wake-ups do not wait for a tick");
-	rtb_json_arr_end(j);
-
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, "configured tick rate");
-	if (os->hz != 0)
-		rtb_fmt(buf, sizeof(buf), "%llu Hz", (unsigned long long)os->hz);
-	else
-		rtb_fmt(buf, sizeof(buf), "not stated");
-	rtb_json_str(j, buf);
-	rtb_json_str(j, os->hz_from_option ? "option clk.tick.config.stated_hz"
-					   : "OS (tick_hz_config)");
-	rtb_json_arr_end(j);
-
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, "dynamic ticks");
-	rtb_json_str(j, os->nohz_text[0] != '\0' ? os->nohz_text : "not stated");
-	rtb_json_str(j, "OS (no_hz)");
-	rtb_json_arr_end(j);
-
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, "timer resolution");
-	if (os->resolution_ns != 0)
-		rtb_fmt_ns(buf, sizeof(buf), os->resolution_ns);
-	else
-		rtb_fmt(buf, sizeof(buf), "not stated");
-	rtb_json_str(j, buf);
-	rtb_json_str(j, "OS (timer_resolution_ns)");
-	rtb_json_arr_end(j);
-
-	rtb_json_arr_begin(j);
-	rtb_json_str(j, "clock period adaptable");
-	rtb_json_str(j, os->os_hz != 0 ? "yes, by OS configuration (build time)"
-				       : "unknown (the OS does not state its tick configuration)");
-	rtb_json_str(j, "OS");
-	rtb_json_arr_end(j);
-	rtb_table_end(j);
-}
-
-/* CLK-B-CFG's verdict and table from the same run. It runs last: its control
- * reuses the run's buffers. */
-static void config_report(const struct os_statement *os_in, const struct sleep_stats *st_in,
-			  struct tick_run *rp)
-{
-	const char *id = "clk.tick.config";
-	const struct os_statement os = *os_in;
-	const struct sleep_stats st = *st_in;
-	struct tick_run r = *rp;
-	struct rtb_verdict v;
-	char a_buf[32], b_buf[32], c_buf[32];
-
-	rtb_verdict_init(&v, id, "CLK-B-CFG", "tick_config");
-	struct rtb_clk_facts f = {
-		.periodic = r.a.periodic,
-		.period_ns = ns(r.a.period_ticks),
-		.period_tol_ns = ns(r.a.tolerance_ticks),
-		.loop_ns = ns(r.a.normal_ticks),
-		.sleep_measured = st.measured,
-		.sleep_typical_ns = st.median_ns[SLEEP_1US],
-		.sleeps = 0,
-		.stated_hz = os.hz,
-		.nohz = os.nohz,
-		.stated_resolution_ns = os.resolution_ns,
-	};
-	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns); k++) {
-		if (st.count[k] == 0 || f.sleeps == RTB_CLK_SLEEPS_MAX)
-			continue;
-		f.sleep[f.sleeps].requested_ns = sleep_requests_ns[k];
-		f.sleep[f.sleeps].typical_ns = st.median_ns[k];
-		f.sleeps++;
-	}
-	struct rtb_clk_decision d;
-	if (r.a.valid) {
-		rtb_clk_decide(&f, &d);
-	} else {
-		rtb_memset(&d, 0, sizeof(d));
-		d.outcome = RTB_INCONCLUSIVE;
-		rtb_fmt(d.reason, sizeof(d.reason), "only %zu busy loops ran: too few to judge",
-			r.n);
-	}
-	v.outcome = d.outcome;
-	rtb_fmt(v.reason, sizeof(v.reason), "%s", d.reason);
-
-	rtb_verdict_evidence(&v, "OS states: tick %s%s, dynamic ticks %s, timer resolution %s ns",
-			     os.os_hz != 0 ? os.hz_text : "not stated", os.os_hz != 0 ? " Hz" : "",
-			     os.nohz_text[0] != '\0' ? os.nohz_text : "not stated",
-			     os.res_text[0] != '\0' ? os.res_text : "not stated");
-	if (os.hz_from_option)
-		rtb_verdict_evidence(&v,
-				     "the stated rate %llu Hz comes from the option "
-				     "clk.tick.config.stated_hz, not from the OS",
-				     (unsigned long long)os.hz);
-	fmt_ticks(a_buf, sizeof(a_buf), r.a.normal_ticks);
-	fmt_ticks(b_buf, sizeof(b_buf), r.a.span_ticks);
-	fmt_ticks(c_buf, sizeof(c_buf), r.a.threshold_ticks);
-	rtb_verdict_evidence(&v,
-			     "busy loop at %s priority: %zu loops of %s over %s; %zu disturbed "
-			     "(above %s)",
-			     r.raised ? "top" : "normal", r.a.loops, a_buf, b_buf, r.a.disturbed,
-			     c_buf);
-	if (r.a.periodic) {
-		fmt_ticks(a_buf, sizeof(a_buf), r.a.period_ticks);
-		fmt_ticks(b_buf, sizeof(b_buf), r.a.tick_excess_typical_ticks);
-		rtb_verdict_evidence(&v,
-				     "periodic disturbance every %s (%zu of %zu expected pairs), "
-				     "costing %s typically",
-				     a_buf, r.a.period_pairs, r.a.expected_pairs, b_buf);
-	} else {
-		rtb_verdict_evidence(&v, "no periodic disturbance among the %zu disturbed loops",
-				     r.a.disturbed);
-	}
-	for (size_t k = 0; k < RTB_ARRAY_SIZE(sleep_requests_ns) && st.measured; k++) {
-		rtb_fmt_ns(a_buf, sizeof(a_buf), sleep_requests_ns[k]);
-		rtb_fmt_ns(b_buf, sizeof(b_buf), st.median_ns[k]);
-		rtb_fmt_ns(c_buf, sizeof(c_buf), st.min_ns[k]);
-		rtb_verdict_evidence(&v, "sleep(%s): median %s, min %s over %llu sleeps", a_buf,
-				     b_buf, c_buf, (unsigned long long)st.count[k]);
-	}
-	if (d.tick_period_ns != 0) {
-		rtb_fmt_ns(a_buf, sizeof(a_buf), d.tick_period_ns);
-		rtb_verdict_evidence(&v, "tick period: %s (%llu Hz)%s", a_buf,
-				     (unsigned long long)((1000000000u + d.tick_period_ns / 2) /
-							  d.tick_period_ns),
-				     d.sleep_tick_bound ? "; short sleeps wait for it"
-							: "; short sleeps do not wait for it");
-	} else if (d.tickless) {
-		rtb_verdict_evidence(&v, "tick period: none found (tickless / high-resolution "
-					 "timers)");
-	} else {
-		rtb_verdict_evidence(&v, "tick period: not determined (the periodic disturbance "
-					 "found is not the stated tick)");
-	}
-	rtb_verdict_evidence(&v, "clock period adaptable: %s",
-			     os.os_hz != 0
-				     ? "yes, by OS configuration (build time)"
-				     : "unknown (the OS does not state its tick configuration)");
-	if (r.cut)
-		rtb_verdict_evidence(&v, "the busy-loop run was cut short after %zu loops", r.n);
-
-	control(&r, os.hz != 0 ? 1000000000u / os.hz : 0, &v);
-	rtb_verdict_settle(&v);
-	rtb_emit_verdict(&v);
-	config_table(id, &os, &d, &st, &r);
-}
-
 /* One busy-loop run serves both: CLK-P-DUR's figures and CLK-B-CFG's verdict
  * come from the same detection, so they cannot disagree. */
 static int run_tick(struct rtb_ctx *ctx)
@@ -890,7 +576,7 @@ static int run_tick(struct rtb_ctx *ctx)
 	if (rc != RTB_OK)
 		return rc;
 	rc = duration_report(ctx, &r, ms);
-	config_report(&os, &st, &r);
+	rtb_clk_config_report(&os, &st, &r);
 	tick_run_free(&r);
 	return rc;
 }
