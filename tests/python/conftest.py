@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Shared fixtures: the repository, a built core, a way to run the CLI."""
+"""Shared fixtures: the repository, a built core, a way to run the CLI and to read
+the results a run wrote."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ import pytest
 
 from rtbench import build, system, targets
 from rtbench import cli as rtbench_cli
+from rtbench.model import records
+from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -28,6 +31,14 @@ def read_jsonl(name: str) -> list[dict[str, Any]]:
     """The records of a fixture file."""
     with (FIXTURES / name).open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def read_results(out: Path) -> dict[str, Any]:
+    """The results document a run wrote in `out`, checked against the schema."""
+    data = json.loads((out / RESULTS_FILE).read_text())
+    records.validate(data, "results")
+    assert isinstance(data, dict)
+    return data
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -135,20 +135,19 @@ def test_show_truncated(run_cli: RunCli, tmp_path: Path) -> None:
     assert "truncated" in done.stderr
 
 
-def test_show_wrong_schema_version(run_cli: RunCli, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [("schema_version", 99, "version 99"), ("protocol_version", 2, "protocol version 2")],
+    ids=["wrong_schema_version", "other_protocol_version"],
+)
+def test_show_a_version_it_does_not_read(
+    run_cli: RunCli, tmp_path: Path, field: str, value: int, words: str
+) -> None:
     data = _fixture_data()
-    data["schema_version"] = 99
+    data[field] = value
     done = run_cli("show", str(_stored(tmp_path, json.dumps(data))))
     assert_one_line_error(done)
-    assert "version 99" in done.stderr
-
-
-def test_show_other_protocol_version(run_cli: RunCli, tmp_path: Path) -> None:
-    data = _fixture_data()
-    data["protocol_version"] = 2
-    done = run_cli("show", str(_stored(tmp_path, json.dumps(data))))
-    assert_one_line_error(done)
-    assert "protocol version 2" in done.stderr
+    assert words in done.stderr
 
 
 def test_show_schema_invalid(run_cli: RunCli, tmp_path: Path) -> None:

@@ -9,15 +9,12 @@ scenarios of the quick profile, so the module stays within minutes."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conftest import RunCli
-from rtbench.model import records
-from rtbench.model.results import RESULTS_FILE
+from board_runs import assert_same_figures, figures, run_ok, run_twice, verdicts
+from conftest import RunCli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS
 
@@ -28,62 +25,31 @@ pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"{WHY_NOT}")
 LATENCY = ("sem.wait.block", "sem.wait.available", "mut.lock.block")
 
 
-def _results(out: Path) -> dict[str, Any]:
-    data = json.loads((out / RESULTS_FILE).read_text())
-    records.validate(data, "results")
-    assert isinstance(data, dict)
-    return data
-
-
-def _figures(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every metric's statistics, without when (in counter ticks since boot) its
-    maximum happened: a moment, not a figure."""
-    found = {}
-    for scenario in data["scenarios"]:
-        for record in scenario["records"]:
-            if record.get("type") == "result" and record.get("stats"):
-                stats = {k: v for k, v in record["stats"].items() if not k.endswith("_at_ticks")}
-                found[(scenario["name"], str(record.get("metric")))] = stats
-    return found
-
-
 def test_the_image_runs_scenarios_and_their_verdicts(run_cli: RunCli, tmp_path: Path) -> None:
     out = tmp_path / "r"
-    done = run_cli(
-        "run", "--target", SPEC, "--only", "sem.wait.block", "sem.behavior.release_order",
-        "--out", str(out), timeout=600,
+    done = run_ok(
+        run_cli, out, "run", "--target", SPEC, "--only", "sem.wait.block",
+        "sem.behavior.release_order", timeout=600,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    data = _results(out)
+    data = read_results(out)
     statuses = {s["name"]: s["status"] for s in data["scenarios"]}
     assert set(statuses.values()) == {"ok"}, statuses
     assert data["host"]["kernel"]["system"] == "FreeRTOS"
     assert data["run"]["target_info"]["freertos_kernel"]["tag"]
-    verdicts = [
-        r
-        for s in data["scenarios"]
-        for r in s["records"]
-        if r.get("type") == "verdict" and r.get("scenario") == "sem.behavior.release_order"
-    ]
-    assert [v["outcome"] for v in verdicts] == ["pass"]
-    assert [v["control"]["outcome"] for v in verdicts] == ["caught"]  # control built in the image
+    release = verdicts(data, "sem.behavior.release_order")
+    assert [v["outcome"] for v in release] == ["pass"]
+    assert [v["control"]["outcome"] for v in release] == ["caught"]  # control built in the image
     assert "FreeRTOS" in done.stdout and "EMULATED" in done.stdout
 
 
 def test_deterministic_runs_give_identical_figures(run_cli: RunCli, tmp_path: Path) -> None:
-    runs = []
-    for n in (1, 2):
-        out = tmp_path / f"d{n}"
-        done = run_cli(
-            "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
-            "--out", str(out), timeout=600,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        runs.append(_figures(_results(out)))
-    first, second = runs
+    runs = run_twice(
+        run_cli, tmp_path, "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
+        timeout=600,
+    )  # fmt: skip
+    first, second = (figures(data) for data in runs)
     assert len(first) >= len(LATENCY)  # every scenario gave figures
-    differ = {k: (v, second.get(k)) for k, v in first.items() if second.get(k) != v}
-    assert not differ, differ
+    assert_same_figures(first, second)
 
 
 def test_checks_on_measures_the_checked_configuration_and_says_so(
@@ -95,23 +61,23 @@ def test_checks_on_measures_the_checked_configuration_and_says_so(
     outs = {}
     for kind, spec in (("production", SPEC), ("checked", SPEC + ",checks=on")):
         out = tmp_path / kind
-        done = run_cli(
-            "run", "--target", spec, "--deterministic", "--only", "sem.wait.block",
-            "--set", "waiters=1", "--out", str(out), timeout=900,
+        done = run_ok(
+            run_cli, out, "run", "--target", spec, "--deterministic", "--only", "sem.wait.block",
+            "--set", "waiters=1", timeout=900,
         )  # fmt: skip
-        assert done.returncode == 0, done.stderr
         assert f"{kind} configuration: tick 1000 Hz" in " ".join(done.stdout.split())
-        data = _results(out)
+        data = read_results(out)
         meta = next(s["meta"] for s in data["scenarios"] if s.get("meta"))
         assert meta["os_config"]["name"] == kind
         settings = {x["name"]: x["value"] for x in meta["os_config"]["settings"]}
         on = kind == "checked"
         assert settings["asserts"] == ("on" if on else "off")
         assert settings["stack check"] == ("method 2" if on else "off")
-        outs[kind] = (out, _figures(data))
-    for metric in ("acquire", "release"):
-        production = outs["production"][1][("sem.wait.block", metric)]["p50"]
-        checked = outs["checked"][1][("sem.wait.block", metric)]["p50"]
+        outs[kind] = (out, figures(data))
+    # the waiter's acquire and the releaser's release, both measured by sem.wait.block
+    for metric in (("sem.wait.block", "acquire"), ("sem.signal.unblock", "release")):
+        production = outs["production"][1][metric]["p50"]
+        checked = outs["checked"][1][metric]["p50"]
         assert checked > production, (metric, production, checked)  # what the checks cost
     done = run_cli("compare", str(outs["production"][0]), str(outs["checked"][0]), timeout=120)
     assert done.returncode == 0, done.stderr
@@ -122,10 +88,7 @@ def test_checks_on_measures_the_checked_configuration_and_says_so(
 def test_compare_puts_the_board_next_to_this_machine(run_cli: RunCli, tmp_path: Path) -> None:
     board, here = tmp_path / "board", tmp_path / "here"
     for target, out in ((SPEC, board), ("local", here)):
-        done = run_cli(
-            "run", "--target", target, "--only", "sem.wait.block", "--out", str(out), timeout=600
-        )
-        assert done.returncode == 0, done.stderr
+        run_ok(run_cli, out, "run", "--target", target, "--only", "sem.wait.block", timeout=600)
     done = run_cli("compare", str(here), str(board), timeout=120)
     assert done.returncode == 0, done.stderr
     assert "FreeRTOS" in done.stdout and "Linux" in done.stdout

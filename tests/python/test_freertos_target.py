@@ -11,14 +11,12 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conftest import FIXTURES, RunCli
+from conftest import FIXTURES, RunCli, read_results
 from rtbench import targets
 from rtbench.errors import UsageError
-from rtbench.model import records
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
 from rtbench.targets.firmware import image as fw_image
@@ -26,6 +24,7 @@ from rtbench.targets.firmware import sources as fw_sources
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS
 from rtbench.targets.qemu_base import GuestError
+from target_kinds import refusal, why_not_usable
 
 FAKE = Path(__file__).parent / "fake_freertos.py"
 SPEC = "qemu:freertos-mps2-an385"
@@ -72,19 +71,6 @@ def _starts(env: dict[str, str]) -> list[list[str]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def _results(out: Path) -> dict[str, Any]:
-    data = json.loads((out / RESULTS_FILE).read_text())
-    records.validate(data, "results")
-    assert isinstance(data, dict)
-    return data
-
-
-def _one_sentence(stderr: str) -> None:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, stderr
-    assert "Traceback" not in stderr
-
-
 # ---- what it needs ---------------------------------------------------------------
 
 
@@ -92,26 +78,19 @@ def test_without_the_kernel_the_kind_is_not_ready_and_says_how_to_get_it(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
     env = {FREERTOS.source_env: ""}
-    listed = run_cli("targets", "--json", env=env)
-    assert listed.returncode == 0, listed.stderr
-    row = next(r for r in json.loads(listed.stdout) if r["kind"] == "freertos")
-    assert row["usable"] is False
-    assert "FREERTOS_KERNEL_PATH is not set" in row["why_not"]
-    assert "https://github.com/FreeRTOS/FreeRTOS-Kernel" in row["why_not"]
-    assert "V11.1.0" in row["why_not"]
+    why_not = why_not_usable(run_cli, "freertos", env)
+    assert "FREERTOS_KERNEL_PATH is not set" in why_not
+    assert "https://github.com/FreeRTOS/FreeRTOS-Kernel" in why_not
+    assert "V11.1.0" in why_not
     done = run_cli("run", "--target", SPEC, "--out", str(tmp_path / "r"), env=env)
-    assert done.returncode == 2
-    _one_sentence(done.stderr)
-    assert "FREERTOS_KERNEL_PATH is not set" in done.stderr
+    assert "FREERTOS_KERNEL_PATH is not set" in refusal(done)
     assert not (tmp_path / "r").exists()
 
 
 def test_a_folder_that_is_not_a_kernel_checkout_is_named(run_cli: RunCli, tmp_path: Path) -> None:
     env = {FREERTOS.source_env: str(tmp_path)}
     done = run_cli("run", "--target", SPEC, "--out", str(tmp_path / "r"), env=env)
-    assert done.returncode == 2
-    _one_sentence(done.stderr)
-    assert f"{tmp_path} is not a FreeRTOS-Kernel checkout (it has no tasks.c)" in done.stderr
+    assert f"{tmp_path} is not a FreeRTOS-Kernel checkout (it has no tasks.c)" in refusal(done)
 
 
 def test_a_missing_emulator_is_named_with_its_package(
@@ -207,9 +186,7 @@ def test_cpu_1_on_the_command_line_is_a_usage_error(
 def test_deterministic_is_refused_for_local_and_ssh(run_cli: RunCli, tmp_path: Path) -> None:
     for spec in ("local", "ssh://root@board.invalid"):
         done = run_cli("run", "--target", spec, "--deterministic", "--out", str(tmp_path / "r"))
-        assert done.returncode == 2
-        _one_sentence(done.stderr)
-        assert "--deterministic needs an emulated target" in done.stderr
+        assert "--deterministic needs an emulated target" in refusal(done)
         assert not (tmp_path / "r").exists()
 
 
@@ -236,7 +213,7 @@ def test_a_run_records_the_image_its_kernel_and_no_settings(
         "run", "--target", SPEC, "--only", "sem.wait.block", "--out", str(out), env=fake_env
     )
     assert done.returncode == 0, done.stderr
-    data = _results(out)
+    data = read_results(out)
     info = data["run"]["target_info"]
     assert info["os"] == "FreeRTOS" and info["board"] == "mps2-an385"
     assert info["freertos_kernel"]["tag"] == "V11.1.0"
@@ -289,7 +266,7 @@ def test_every_report_shows_the_configuration_the_image_reports(
     env = {**fake_env, "FAKE_FREERTOS_CONFIG": "production"}
     done = run_cli("run", "--target", SPEC, "--only", "sem.wait.block", "--out", str(out), env=env)
     assert done.returncode == 0, done.stderr
-    data = _results(out)  # os_config is valid against the schema
+    data = read_results(out)  # os_config is valid against the schema
     meta = next(s["meta"] for s in data["scenarios"] if s.get("meta"))
     assert meta["os_config"]["name"] == "production"
     assert PRODUCTION_LINE in _words(done.stdout)  # the first screen, wrapped, not cut
@@ -340,7 +317,7 @@ def test_deterministic_runs_the_board_on_instructions_and_says_so(
     assert done.returncode == 0, done.stderr
     (argv,) = _starts(fake_env)
     assert argv[argv.index("-icount") + 1] == "shift=5,align=off,sleep=off"
-    data = _results(out)
+    data = read_results(out)
     assert data["run"]["target_info"]["deterministic"] == {
         "icount_shift": 5,
         "ns_per_instruction": 32,
@@ -361,11 +338,11 @@ def test_a_crashed_image_loses_one_unit_and_the_next_runs_in_a_fresh_boot(
         "--out", str(out), env=env,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
-    statuses = {s["name"]: s["status"] for s in _results(out)["scenarios"]}
+    statuses = {s["name"]: s["status"] for s in read_results(out)["scenarios"]}
     assert statuses["sem.wait.block"] == "lost"
     assert statuses["sem.wait.available"] == "ok"
     assert len(_starts(env)) == 2
-    assert _results(out)["run"]["target_info"]["boots"] == 2
+    assert read_results(out)["run"]["target_info"]["boots"] == 2
 
 
 def test_a_hung_image_is_ended_by_the_watchdog_and_the_run_goes_on(
@@ -382,7 +359,7 @@ def test_a_hung_image_is_ended_by_the_watchdog_and_the_run_goes_on(
         "--out", str(out), env=env, timeout=120,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr
-    scenarios = {s["name"]: s for s in _results(out)["scenarios"]}
+    scenarios = {s["name"]: s for s in read_results(out)["scenarios"]}
     assert scenarios["sem.wait.block"]["status"] == "lost"
     assert "did not answer a kill" in scenarios["sem.wait.block"]["reason"]
     assert scenarios["sem.wait.available"]["status"] in ("ok", "timeout")
@@ -448,8 +425,8 @@ def test_two_targets_are_measured_and_compared(
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     local, board = out / "local", out / "qemu-freertos-mps2-an385"
-    assert _results(local)["run"]["target"] == "local"
-    assert _results(board)["run"]["target"] == SPEC
+    assert read_results(local)["run"]["target"] == "local"
+    assert read_results(board)["run"]["target"] == SPEC
     cmp = out / "comparison"
     assert f"comparison: {cmp / 'comparison.html'}" in done.stdout
     assert "rtbench compare: 2 results, baseline A" in done.stdout
@@ -478,9 +455,7 @@ def test_two_targets_never_overwrite_an_earlier_run(
         "run", "--target", SPEC, "--target", "local", "--only", "cal.timestamp",
         "--out", str(out), env=fake_env,
     )  # fmt: skip
-    assert done.returncode == 2, done.stderr
-    _one_sentence(done.stderr)
-    assert f"{out / 'local'} already holds {RESULTS_FILE}" in done.stderr
+    assert f"{out / 'local'} already holds {RESULTS_FILE}" in refusal(done)
     assert (out / "local" / RESULTS_FILE).read_bytes() == stored
     assert sorted(p.name for p in out.iterdir()) == ["local"]  # the board did not run either
     assert _starts(fake_env) == []
@@ -492,8 +467,6 @@ def test_two_targets_never_overwrite_an_earlier_run(
         "run", "--target", SPEC, "--target", "local", "--only", "cal.timestamp",
         "--out", str(out), env=fake_env,
     )  # fmt: skip
-    assert done.returncode == 2, done.stderr
-    _one_sentence(done.stderr)
-    assert f"{out / 'comparison'} already holds a comparison" in done.stderr
+    assert f"{out / 'comparison'} already holds a comparison" in refusal(done)
     assert (out / "comparison" / "comparison.html").read_text() == "kept"
     assert _starts(fake_env) == []

@@ -36,17 +36,11 @@ from rtbench.targets.labgrid import parse_spec
 from rtbench.targets.labgrid_client import parse_show
 from rtbench.targets.ssh_link import OPTIONS_ENV
 from sshd_netns import NamespaceSshd
+from target_kinds import refusal, why_not_usable
 
 OTHER = "someone-else"  # another user of the lab
 FAST = ("--only", "cal.timestamp", "sem.wait.available")
 COMPARISON_HTML = "comparison/comparison.html"
-
-
-def _one_sentence(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert "Traceback" not in stderr
-    assert len(lines) == 1, stderr
-    return lines[0]
 
 
 # ---- the spec and the kind, without a lab ---------------------------------------------
@@ -115,14 +109,10 @@ def test_a_place_shown_by_labgrid_client_is_read() -> None:
 
 def test_without_labgrid_targets_says_how_to_get_it(run_cli: RunCli, tmp_path: Path) -> None:
     env = {"RTBENCH_LABGRID_CLIENT": str(tmp_path / "no-labgrid-client")}
-    listed = run_cli("targets", "--json", env=env)
-    assert listed.returncode == 0, listed.stderr
-    row = next(r for r in json.loads(listed.stdout) if r["kind"] == "labgrid")
-    assert row["usable"] is False
-    assert "pip install --require-hashes -r requirements/labgrid.txt" in row["why_not"]
+    why_not = why_not_usable(run_cli, "labgrid", env)
+    assert "pip install --require-hashes -r requirements/labgrid.txt" in why_not
     done = run_cli("run", "--target", "labgrid:rpi4", "--out", str(tmp_path / "r"), env=env)
-    assert done.returncode == 2
-    assert "labgrid is not installed" in _one_sentence(done.stderr)
+    assert "labgrid is not installed" in refusal(done)
 
 
 def test_no_coordinator_is_one_sentence(run_cli: RunCli, tmp_path: Path) -> None:
@@ -132,8 +122,7 @@ def test_no_coordinator_is_one_sentence(run_cli: RunCli, tmp_path: Path) -> None
     done = run_cli(
         "run", "--target", f"labgrid:rpi4,coordinator={address}", "--out", str(tmp_path / "r")
     )
-    assert done.returncode == 2
-    assert f"No labgrid coordinator answers at {address}" in _one_sentence(done.stderr)
+    assert f"No labgrid coordinator answers at {address}" in refusal(done)
     assert not (tmp_path / "r").exists()
 
 
@@ -229,14 +218,12 @@ def test_a_place_held_by_another_user_is_one_sentence(
     lab.client("-p", "freertos", "acquire", user=OTHER)
     done = run_cli("run", "--target", "labgrid:freertos", *FAST, "--out", str(tmp_path / "r"),
                    env=lab_env)  # fmt: skip
-    assert done.returncode == 2
-    said = _one_sentence(done.stderr)
+    said = refusal(done)
     assert "The labgrid place freertos is held by " in said and f"/{OTHER}" in said
     assert lab.holder("freertos").endswith(f"/{OTHER}")  # type: ignore[union-attr]
     unknown = run_cli("run", "--target", "labgrid:nowhere", "--out", str(tmp_path / "u"),
                       env=lab_env)  # fmt: skip
-    assert unknown.returncode == 2
-    assert "has no place named 'nowhere'" in _one_sentence(unknown.stderr)
+    assert "has no place named 'nowhere'" in refusal(unknown)
 
 
 def test_a_place_the_user_holds_is_used_and_kept(

@@ -13,19 +13,12 @@ from typing import Any
 
 import pytest
 
-from conftest import RunCli, fake_core_env
+from conftest import RunCli, fake_core_env, read_results
 from rtbench import build
-from rtbench.model import records, results
+from rtbench.model import results
 from rtbench.paths import ROOT
 
 RT_RUNTIME = Path("/proc/sys/kernel/sched_rt_runtime_us")
-
-
-def load(out: Path) -> dict[str, Any]:
-    data = json.loads((out / "results.json").read_text())
-    records.validate(data, "results")
-    assert isinstance(data, dict)
-    return data
 
 
 def by_name(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -42,7 +35,7 @@ def test_watchdog_kills_an_overrunning_scenario(run_cli: RunCli, tmp_path: Path)
     took = time.monotonic() - started
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
-    scenarios = by_name(load(out))
+    scenarios = by_name(read_results(out))
     assert scenarios["cal.timestamp"]["status"] == "ok"
     assert scenarios["sem.wait.block"]["status"] == "timeout"
     assert "watchdog" in scenarios["sem.wait.block"]["reason"]
@@ -93,7 +86,7 @@ def test_interruption_keeps_results_and_restores_settings(
     assert child.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert RT_RUNTIME.read_text() == before
-    data = load(out)
+    data = read_results(out)
     assert data["run"]["complete"] is False
     assert data["run"]["interrupted"] is True
     scenarios = by_name(data)
@@ -117,38 +110,41 @@ def _not_implemented(data: dict[str, Any]) -> int:
     return sum(1 for s in data["scenarios"] if s["status"] == "not_implemented")
 
 
+def _misbehaving_run(
+    run_cli: RunCli, core_binary: Path, tmp_path: Path, mode: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """`rtbench run` of sem.wait.available and sem.wait.block with the fake core
+    misbehaving (`mode`) in sem.wait.available: the run goes on to sem.wait.block
+    and ends with exit status 1. The process, and sem.wait.available as stored."""
+    out = tmp_path / "out"
+    env = fake_core_env(core_binary, mode, "sem.wait.available")
+    done = run_cli("run", "--only", "sem.wait.*", "--raw-max", "10", "--out", str(out), env=env)
+    assert done.returncode == 1, done.stderr
+    scenarios = by_name(read_results(out))
+    assert scenarios["sem.wait.block"]["status"] == "ok"
+    return done, scenarios["sem.wait.available"]
+
+
 def test_crashed_scenario_is_recorded_and_the_run_goes_on(
     run_cli: RunCli, core_binary: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / "out"
-    env = fake_core_env(core_binary, "crash", "sem.wait.available")
-    done = run_cli("run", "--only", "sem.wait.*", "--raw-max", "10", "--out", str(out), env=env)
-    assert done.returncode == 1, done.stderr
-    scenarios = by_name(load(out))
-    crashed = scenarios["sem.wait.available"]
+    done, crashed = _misbehaving_run(run_cli, core_binary, tmp_path, "crash")
     assert crashed["status"] == "crashed"
     assert "SIGSEGV" in crashed["reason"]
     assert crashed["meta"] is not None
     assert any(r["type"] == "log" for r in crashed["records"])
     assert "about to crash" in crashed["stderr_tail"]
-    assert scenarios["sem.wait.block"]["status"] == "ok"
     assert "CRASHED" in done.stdout
 
 
 def test_invalid_record_is_an_error_of_that_scenario(
     run_cli: RunCli, core_binary: Path, tmp_path: Path
 ) -> None:
-    out = tmp_path / "out"
-    env = fake_core_env(core_binary, "badrecord", "sem.wait.available")
-    done = run_cli("run", "--only", "sem.wait.*", "--raw-max", "10", "--out", str(out), env=env)
-    assert done.returncode == 1, done.stderr
-    scenarios = by_name(load(out))
-    bad = scenarios["sem.wait.available"]
+    _, bad = _misbehaving_run(run_cli, core_binary, tmp_path, "badrecord")
     assert bad["status"] == "error"
     assert any("stats" in e for e in bad["errors"])
     # The valid records of the same process are kept.
     assert any(r["type"] == "result" for r in bad["records"])
-    assert scenarios["sem.wait.block"]["status"] == "ok"
 
 
 def test_other_protocol_version_is_refused(
@@ -158,7 +154,7 @@ def test_other_protocol_version_is_refused(
     env = fake_core_env(core_binary, "badversion", "sem.wait.available")
     done = run_cli("run", "--only", "sem.wait.available", "--out", str(out), env=env)
     assert done.returncode == 1, done.stderr
-    refused = by_name(load(out))["sem.wait.available"]
+    refused = by_name(read_results(out))["sem.wait.available"]
     assert refused["status"] == "error"
     assert "protocol version" in refused["reason"]
 
@@ -170,7 +166,7 @@ def test_run_without_realtime_is_marked(run_cli: RunCli, core_binary: Path, tmp_
                    env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "NOT REAL-TIME" in done.stderr
-    data = load(out)
+    data = read_results(out)
     assert data["run"]["realtime"] is False
     assert data["run"]["complete"] is True
     shown = run_cli("show", str(out))

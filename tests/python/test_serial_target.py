@@ -22,13 +22,7 @@ from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-
-
-def _one_sentence(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, stderr
-    assert "Traceback" not in stderr
-    return lines[0]
+from target_kinds import refusal, why_not_usable
 
 
 @pytest.mark.parametrize(
@@ -58,21 +52,16 @@ def test_without_pyserial_targets_says_how_to_get_it(run_cli: RunCli, tmp_path: 
     hidden.mkdir(parents=True)
     (hidden / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
     env = {"PYTHONPATH": f"{tmp_path / 'hide'}{os.pathsep}{ROOT / 'python'}"}
-    listed = run_cli("targets", "--json", env=env)
-    assert listed.returncode == 0, listed.stderr
-    row = next(r for r in json.loads(listed.stdout) if r["kind"] == "serial")
-    assert row["usable"] is False
-    assert "pip install --require-hashes -r requirements/serial.txt" in row["why_not"]
+    why_not = why_not_usable(run_cli, "serial", env)
+    assert "pip install --require-hashes -r requirements/serial.txt" in why_not
     done = run_cli("run", "--target", "serial:/dev/null", "--out", str(tmp_path / "r"), env=env)
-    assert done.returncode == 2
-    assert "pyserial is not installed" in _one_sentence(done.stderr)
+    assert "pyserial is not installed" in refusal(done)
 
 
 def test_a_port_that_cannot_be_opened_is_one_sentence(run_cli: RunCli, tmp_path: Path) -> None:
     missing = tmp_path / "no-such-tty"
     done = run_cli("run", "--target", f"serial:{missing}", "--out", str(tmp_path / "r"))
-    assert done.returncode == 2
-    assert f"Cannot open the serial port {missing}" in _one_sentence(done.stderr)
+    assert f"Cannot open the serial port {missing}" in refusal(done)
     assert not (tmp_path / "r").exists()
 
 

@@ -89,6 +89,42 @@ CROSS_TOOLS = (
 QEMU_TOOLS = ("qemu-system-x86_64", "qemu-system-aarch64", "gpgv")
 # what the SSH target's tests (ip) and the background load's (stress-ng, hackbench) need
 OTHER_DEV_TOOLS = ("ip", "stress-ng", "hackbench", "babeltrace2", "arm-none-eabi-gcc")
+# the build tools, the dev set's clang and busybox, and what the bootstrap runs itself
+BASE_TOOLS = (
+    "python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox", "cat", "dirname",
+)  # fmt: skip
+
+
+def _provide(bin_dir: Path, *tools: str) -> None:
+    """Put `tools` on the PATH of _missing_packages (as /bin/true)."""
+    for tool in tools:
+        (bin_dir / tool).unlink(missing_ok=True)
+        (bin_dir / tool).symlink_to("/bin/true")
+
+
+def _path_with(tmp_path: Path, *tools: str) -> Path:
+    """A folder holding only `tools`, for the PATH of _missing_packages."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _provide(bin_dir, *tools)
+    return bin_dir
+
+
+def _missing_packages(bin_dir: Path, want: str, hosttype: str | None = None) -> str:
+    """The packages the bootstrap's `rtb_missing_packages WANT` names with only
+    bin_dir on PATH, on a host of HOSTTYPE (by default bash's own)."""
+    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages {want}'
+    if hosttype is not None:
+        script = f"HOSTTYPE={hosttype}; {script}"
+    done = subprocess.run(
+        ["/bin/bash", "-c", script],
+        env={"PATH": str(bin_dir)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return done.stdout.strip()
 
 
 def _bootstrap_tree(tmp_path: Path) -> tuple[Path, Path]:
@@ -139,110 +175,48 @@ def test_bootstrap_installs_once_then_starts_at_once(tmp_path: Path) -> None:
 def test_bootstrap_wants_chromium_for_the_tests_only(tmp_path: Path) -> None:
     """The dev set names Debian's chromium and chromium-driver when they are
     missing (the browser tests need them); the runtime set never does."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in (
-        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
-        *OTHER_DEV_TOOLS,
-        *("cat", "dirname"),
-    ):
-        (bin_dir / tool).symlink_to("/bin/true")
-    for tool in (*CROSS_TOOLS, *QEMU_TOOLS):
-        (bin_dir / tool).symlink_to("/bin/true")
-    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
-
-    def missing(want: str, extra: tuple[str, ...] = ()) -> str:
-        for tool in extra:
-            (bin_dir / tool).unlink(missing_ok=True)
-            (bin_dir / tool).symlink_to("/bin/true")
-        done = subprocess.run(
-            ["/bin/bash", "-c", f"{script} {want}"],
-            env={"PATH": str(bin_dir)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        return done.stdout.strip()
-
-    assert missing("runtime") == ""
-    assert missing("dev") == "chromium chromium-driver"
+    bin_dir = _path_with(tmp_path, *BASE_TOOLS, *OTHER_DEV_TOOLS, *CROSS_TOOLS, *QEMU_TOOLS)
+    assert _missing_packages(bin_dir, "runtime") == ""
+    assert _missing_packages(bin_dir, "dev") == "chromium chromium-driver"
     (bin_dir / "clang-14").unlink()  # the fuzz step's compiler too
-    assert missing("dev") == "clang-14 libclang-rt-14-dev chromium chromium-driver"
-    (bin_dir / "clang-14").symlink_to("/bin/true")
-    assert missing("dev", ("chromium",)) == "chromium-driver"
-    assert missing("dev", ("chromium", "chromedriver")) == ""
+    assert _missing_packages(bin_dir, "dev") == (
+        "clang-14 libclang-rt-14-dev chromium chromium-driver"
+    )
+    _provide(bin_dir, "clang-14", "chromium")
+    assert _missing_packages(bin_dir, "dev") == "chromium-driver"
+    _provide(bin_dir, "chromedriver")
+    assert _missing_packages(bin_dir, "dev") == ""
 
 
 def test_bootstrap_wants_the_target_toolchains_for_the_tests_only(tmp_path: Path) -> None:
     """The dev set names the cross compilers, musl-tools and qemu-user-static
     on an x86-64 host when they are missing; the runtime set never does, and
     on another host (HOSTTYPE) the x86-64-only cross packages are not named."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in (
-        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
-        *OTHER_DEV_TOOLS,
-        *("cat", "dirname"),
-    ):
-        (bin_dir / tool).symlink_to("/bin/true")
-    for tool in ("chromium", "chromedriver", *QEMU_TOOLS):
-        (bin_dir / tool).symlink_to("/bin/true")
-    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
-
-    def missing(want: str, hosttype: str) -> str:
-        done = subprocess.run(
-            ["/bin/bash", "-c", f"HOSTTYPE={hosttype}; {script} {want}"],
-            env={"PATH": str(bin_dir)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        return done.stdout.strip()
-
-    assert missing("runtime", "x86_64") == ""
-    assert missing("dev", "x86_64") == (
+    bin_dir = _path_with(
+        tmp_path, *BASE_TOOLS, *OTHER_DEV_TOOLS, "chromium", "chromedriver", *QEMU_TOOLS
+    )
+    assert _missing_packages(bin_dir, "runtime", "x86_64") == ""
+    assert _missing_packages(bin_dir, "dev", "x86_64") == (
         "gcc-aarch64-linux-gnu libc6-dev-arm64-cross "
         "gcc-arm-linux-gnueabihf libc6-dev-armhf-cross musl-tools qemu-user-static"
     )
-    assert missing("dev", "aarch64") == "musl-tools"
-    for tool in CROSS_TOOLS:
-        (bin_dir / tool).symlink_to("/bin/true")
-    assert missing("dev", "x86_64") == ""
+    assert _missing_packages(bin_dir, "dev", "aarch64") == "musl-tools"
+    _provide(bin_dir, *CROSS_TOOLS)
+    assert _missing_packages(bin_dir, "dev", "x86_64") == ""
 
 
 def test_bootstrap_wants_qemu_and_gpgv_for_the_tests_only(tmp_path: Path) -> None:
     """The dev set names the emulators and gpgv of the QEMU guests when they are
     missing; the runtime set never does."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in (
-        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
-        *OTHER_DEV_TOOLS,
-        *("cat", "dirname", "chromium", "chromedriver", *CROSS_TOOLS),
-    ):
-        (bin_dir / tool).symlink_to("/bin/true")
-    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
-
-    def missing(want: str) -> str:
-        done = subprocess.run(
-            ["/bin/bash", "-c", f"HOSTTYPE=x86_64; {script} {want}"],
-            env={"PATH": str(bin_dir)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        return done.stdout.strip()
-
-    assert missing("runtime") == ""
-    assert missing("dev") == "qemu-system-x86 qemu-system-arm gpgv"
-    (bin_dir / "qemu-system-x86_64").symlink_to("/bin/true")
-    assert missing("dev") == "qemu-system-arm gpgv"
-    for tool in ("qemu-system-aarch64", "gpgv"):
-        (bin_dir / tool).symlink_to("/bin/true")
-    assert missing("dev") == ""
+    bin_dir = _path_with(
+        tmp_path, *BASE_TOOLS, *OTHER_DEV_TOOLS, "chromium", "chromedriver", *CROSS_TOOLS
+    )
+    assert _missing_packages(bin_dir, "runtime", "x86_64") == ""
+    assert _missing_packages(bin_dir, "dev", "x86_64") == "qemu-system-x86 qemu-system-arm gpgv"
+    _provide(bin_dir, "qemu-system-x86_64")
+    assert _missing_packages(bin_dir, "dev", "x86_64") == "qemu-system-arm gpgv"
+    _provide(bin_dir, "qemu-system-aarch64", "gpgv")
+    assert _missing_packages(bin_dir, "dev", "x86_64") == ""
 
 
 def test_read_only_checkout_uses_its_own_up_to_date_build(
@@ -263,32 +237,14 @@ def test_read_only_checkout_uses_its_own_up_to_date_build(
 def test_bootstrap_wants_iproute2_for_the_ssh_tests_only(tmp_path: Path) -> None:
     """The SSH target's tests make a network namespace with `ip`: the dev set names
     iproute2 when it is missing, the runtime set never does."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for tool in (
-        *("python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox"),
-        *("cat", "dirname", "chromium", "chromedriver", "stress-ng", "hackbench"),
-        *CROSS_TOOLS,
-        *QEMU_TOOLS,
-    ):
-        (bin_dir / tool).symlink_to("/bin/true")
-    script = f'. "{ROOT}/scripts/bootstrap.sh"; rtb_missing_packages'
-
-    def missing(want: str) -> str:
-        done = subprocess.run(
-            ["/bin/bash", "-c", f"HOSTTYPE=x86_64; {script} {want}"],
-            env={"PATH": str(bin_dir)},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        return done.stdout.strip()
-
-    assert "iproute2" in missing("dev").split()
-    assert missing("runtime") == ""
-    (bin_dir / "ip").symlink_to("/bin/true")
-    assert "iproute2" not in missing("dev").split()
+    bin_dir = _path_with(
+        tmp_path, *BASE_TOOLS, "chromium", "chromedriver", "stress-ng", "hackbench",
+        *CROSS_TOOLS, *QEMU_TOOLS,
+    )  # fmt: skip
+    assert "iproute2" in _missing_packages(bin_dir, "dev", "x86_64").split()
+    assert _missing_packages(bin_dir, "runtime", "x86_64") == ""
+    _provide(bin_dir, "ip")
+    assert "iproute2" not in _missing_packages(bin_dir, "dev", "x86_64").split()
 
 
 NOBODY = 65534

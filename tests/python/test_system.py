@@ -16,30 +16,7 @@ from typing import Any
 import pytest
 
 from rtbench import system
-
-TOP_LEVEL_KEYS = {
-    "snapshot_version",
-    "taken_at",
-    "hostname",
-    "kernel",
-    "rt_throttling",
-    "cpus",
-    "measurement_cpu",
-    "frequency",
-    "cpuidle",
-    "clocksource",
-    "virtualization",
-    "libc",
-    "python",
-    "privileges",
-    "cpu_dma_latency",
-    "memory",
-    "kernel_knobs",
-    "tracing",
-    "irqbalance",
-    "load",
-    "elapsed_s",
-}
+from snapshots import SECTIONS, assert_all_unknown, codes
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +32,7 @@ def host_snapshot() -> dict[str, Any]:
 def test_snapshot_is_json_serialisable_and_complete(host_snapshot: dict[str, Any]) -> None:
     text = json.dumps(host_snapshot, allow_nan=False)
     assert json.loads(text) == host_snapshot
-    assert set(host_snapshot) == TOP_LEVEL_KEYS
+    assert set(host_snapshot) == SECTIONS
     assert host_snapshot["snapshot_version"] == system.SNAPSHOT_VERSION
     kernel = host_snapshot["kernel"]
     assert kernel["release"] == os.uname().release
@@ -146,22 +123,16 @@ def test_snapshot_of_an_empty_tree_is_all_unknown(
 ) -> None:
     monkeypatch.setattr(system, "ROOT", str(tmp_path))
     snap = system.snapshot()
-    json.dumps(snap)
-    assert snap["rt_throttling"]["runtime_us"] is None
-    assert snap["rt_throttling"]["enabled"] is None
-    assert snap["kernel"]["cmdline"] is None
-    assert snap["cpus"]["online"] is None
-    assert snap["measurement_cpu"]["isolated"] is None
-    assert snap["measurement_cpu"]["governor"] is None
-    assert snap["clocksource"]["current"] is None
-    assert snap["virtualization"]["vm"] is None
-    assert snap["memory"]["thp_enabled"] is None
-    assert snap["load"]["cpu_busy_pct"] is None
     assert snap["cpu_dma_latency"] == {"present": False, "writable": False, "value_us": None}
-    found = codes(system.caveats(snap))
-    for code in ("rt_throttling", "cpu_not_isolated", "governor", "virtual_machine", "thp_always"):
-        assert code not in found
-    system.render(snap, system.caveats(snap))
+    assert_all_unknown(
+        snap,
+        facts=(
+            "rt_throttling.runtime_us", "rt_throttling.enabled", "kernel.cmdline", "cpus.online",
+            "measurement_cpu.isolated", "measurement_cpu.governor", "clocksource.current",
+            "virtualization.vm", "memory.thp_enabled", "load.cpu_busy_pct",
+        ),
+        caveats=("rt_throttling", "cpu_not_isolated", "governor", "virtual_machine", "thp_always"),
+    )  # fmt: skip
 
 
 def test_snapshot_reads_a_fake_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -504,10 +475,6 @@ DOES_NOT_PRODUCE: list[tuple[str, Mutation]] = [
     ("tracing_on", mutate(**{"tracing.current_tracer": "function", "tracing.tracing_on": False})),
     ("irqbalance", mutate(**{"irqbalance.running": None})),
 ]
-
-
-def codes(cavs: list[dict[str, str]]) -> list[str]:
-    return [c["code"] for c in cavs]
 
 
 def test_clean_snapshot_has_no_caveats() -> None:

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conftest import RunCli
-from rtbench.model import records
-from rtbench.model.results import RESULTS_FILE
+from board_runs import assert_same_figures, figures, run_ok, run_twice, verdict
+from conftest import RunCli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import THREADX
 
@@ -31,62 +29,24 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(WHY_NOT is not None, reason=f
 LATENCY = ("sem.wait.block", "sem.wait.available", "mut.lock.block")
 
 
-def _results(out: Path) -> dict[str, Any]:
-    data = json.loads((out / RESULTS_FILE).read_text())
-    records.validate(data, "results")
-    assert isinstance(data, dict)
-    return data
-
-
-def _figures(data: dict[str, Any]) -> dict[tuple[str, str, str], dict[str, Any]]:
-    """Every metric's statistics, without when (in counter ticks since boot) its
-    maximum happened: a moment, not a figure."""
-    found = {}
-    for scenario in data["scenarios"]:
-        for record in scenario["records"]:
-            if record.get("type") == "result" and record.get("stats"):
-                stats = {k: v for k, v in record["stats"].items() if not k.endswith("_at_ticks")}
-                key = (scenario["name"], str(record.get("metric")), str(record.get("params")))
-                found[key] = stats
-    return found
-
-
-def _verdicts(data: dict[str, Any], scenario: str) -> dict[str, dict[str, Any]]:
-    """The verdicts of one scenario, by check."""
-    return {
-        r["check"]: r
-        for s in data["scenarios"]
-        for r in s["records"]
-        if r.get("type") == "verdict" and r.get("scenario") == scenario
-    }
-
-
 def test_deterministic_runs_give_identical_figures(run_cli: RunCli, tmp_path: Path) -> None:
-    runs = []
-    for n in (1, 2):
-        out = tmp_path / f"d{n}"
-        done = run_cli(
-            "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
-            "--out", str(out), timeout=900,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        data = _results(out)
-        assert data["host"]["kernel"]["system"] == "ThreadX"
-        runs.append(_figures(data))
-    first, second = runs
+    runs = run_twice(
+        run_cli, tmp_path, "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
+        timeout=900,
+    )  # fmt: skip
+    assert [data["host"]["kernel"]["system"] for data in runs] == ["ThreadX", "ThreadX"]
+    first, second = (figures(data, by_params=True) for data in runs)
     assert {name for name, _, _ in first} >= set(LATENCY)  # every scenario gave figures
     assert all(stats.get("count", 0) > 0 for stats in first.values())
-    differ = {k: (v, second.get(k)) for k, v in first.items() if second.get(k) != v}
-    assert not differ, differ
+    assert_same_figures(first, second)
 
 
 def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Path) -> None:
     out = tmp_path / "t"
-    done = run_cli(
-        "run", "--target", SPEC, "--deterministic", "--trace", "--only", "sem.wait.block",
-        "--out", str(out), timeout=900,
+    done = run_ok(
+        run_cli, out, "run", "--target", SPEC, "--deterministic", "--trace", "--only",
+        "sem.wait.block", timeout=900,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
     paths = json.loads((out / "trace" / "02-sem.wait.block.paths.json").read_text())
     seen: dict[str, set[str]] = {}
     for metric in paths["metrics"]:
@@ -102,25 +62,23 @@ def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Pa
 
 def test_semaphore_release_is_fifo_unless_prioritized(run_cli: RunCli, tmp_path: Path) -> None:
     plain, prioritized = tmp_path / "fifo", tmp_path / "prio"
-    done = run_cli(
-        "run", "--target", SPEC, "--only", "sem.behavior.release_order", "mut.behavior.pi",
-        "--out", str(plain), timeout=900,
+    run_ok(
+        run_cli, plain, "run", "--target", SPEC, "--only", "sem.behavior.release_order",
+        "mut.behavior.pi", timeout=900,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    data = _results(plain)
-    release = _verdicts(data, "sem.behavior.release_order")["release_order"]
+    data = read_results(plain)
+    release = verdict(data, "sem.behavior.release_order", "release_order")
     assert release["outcome"] == "fail", release
     assert "FIFO" in release["reason"] and "order they blocked" in release["reason"], release
     assert release["control"]["outcome"] == "caught"
-    inherit = _verdicts(data, "mut.behavior.pi")["priority_inheritance"]
+    inherit = verdict(data, "mut.behavior.pi", "priority_inheritance")
     assert inherit["outcome"] == "pass", inherit
     assert inherit["control"]["outcome"] == "caught", inherit  # TX_NO_INHERIT showed the inversion
 
-    done = run_cli(
-        "run", "--target", f"{SPEC},sem_prioritize=on", "--only", "sem.behavior.release_order",
-        "--out", str(prioritized), timeout=900,
+    run_ok(
+        run_cli, prioritized, "run", "--target", f"{SPEC},sem_prioritize=on", "--only",
+        "sem.behavior.release_order", timeout=900,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    release = _verdicts(_results(prioritized), "sem.behavior.release_order")["release_order"]
+    release = verdict(read_results(prioritized), "sem.behavior.release_order", "release_order")
     assert release["outcome"] == "pass", release
     assert release["control"]["outcome"] == "caught", release

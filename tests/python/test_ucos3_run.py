@@ -15,15 +15,13 @@ qemu-system-arm are missing; marked slow (a few runs of a few minutes in all).""
 
 from __future__ import annotations
 
-import json
+import functools
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conftest import cli
-from rtbench.model import records
-from rtbench.model.results import RESULTS_FILE
+from board_runs import assert_same_figures, figures, result_records, run_ok, run_twice
+from conftest import cli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS, UCOS3
 
@@ -49,48 +47,21 @@ SHORT = ("--set", "iterations=2000")
 SHORT_BLOCK = ("--set", "waiters=40", "--set", "rounds=5")
 
 
-def _results(out: Path) -> dict[str, Any]:
-    data = json.loads((out / RESULTS_FILE).read_text())
-    records.validate(data, "results")
-    assert isinstance(data, dict)
-    return data
-
-
-def _result_records(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {
-        (str(r["scenario"]), str(r["metric"])): r
-        for s in data["scenarios"]
-        for r in s["records"]
-        if r.get("type") == "result"
-    }
-
-
-def _figures(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Every metric's statistics, without when its maximum happened (a moment)."""
-    return {
-        key: {k: v for k, v in r["stats"].items() if not k.endswith("_at_ticks")}
-        for key, r in _result_records(data).items()
-        if r.get("stats")
-    }
-
-
-def _run(out: Path, *args: str) -> None:
-    done = cli(*args, "--out", str(out), cwd=out.parent, timeout=1800)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+# the runs go through conftest.cli in the folder above their results (the module
+# fixture `both` cannot use the run_cli fixture); one of both boards takes minutes
+RUN_TIMEOUT_S = 1800
 
 
 def test_deterministic_runs_give_identical_figures(tmp_path: Path) -> None:
-    runs = []
-    for n in (1, 2):
-        out = tmp_path / f"d{n}"
-        _run(out, "run", "--target", SPEC, "--deterministic", "--only", "sem.wait.available",
-             "mq.send.no_waiter", *SHORT)  # fmt: skip
-        runs.append(_figures(_results(out)))
-    first, second = runs
+    runs = run_twice(
+        functools.partial(cli, cwd=tmp_path), tmp_path, "run", "--target", SPEC,
+        "--deterministic", "--only", "sem.wait.available", "mq.send.no_waiter", *SHORT,
+        timeout=RUN_TIMEOUT_S,
+    )  # fmt: skip
+    first, second = (figures(data) for data in runs)
     # the calibration, the semaphore's wait and signal, the queue's send and receive
     assert {k[0] for k in first} >= {"sem.wait.available", "mq.send.no_waiter"}, first
-    differ = {k: (v, second.get(k)) for k, v in first.items() if second.get(k) != v}
-    assert not differ, differ
+    assert_same_figures(first, second)
 
 
 @pytest.fixture(scope="module")
@@ -99,20 +70,23 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if WHY_NOT_BOTH is not None:
         pytest.skip(WHY_NOT_BOTH)
     out = tmp_path_factory.mktemp("rtos") / "run"
-    _run(out, "run", "--target", FREERTOS_SPEC, "--target", SPEC, "--deterministic", "--trace",
-         "--only", "sem.wait.block", *SHORT_BLOCK)  # fmt: skip
+    run_ok(
+        functools.partial(cli, cwd=out.parent), out, "run", "--target", FREERTOS_SPEC,
+        "--target", SPEC, "--deterministic", "--trace", "--only", "sem.wait.block", *SHORT_BLOCK,
+        timeout=RUN_TIMEOUT_S,
+    )  # fmt: skip
     return out
 
 
 def test_the_trace_names_ucos3_functions_and_counts_critical_sections(both: Path) -> None:
-    data = _results(both / "qemu-ucos3-mps2-an385")
+    data = read_results(both / "qemu-ucos3-mps2-an385")
     table = data["run"]["conditions"]["path_trace"]["critical_sections"]
     assert table == {
         "enter": ["CPU_SR_Save"],
         "exit": ["CPU_SR_Restore"],
         "inline": ["OS_CPU_PendSVHandler"],
     }
-    found = _result_records(data)
+    found = result_records(data)
     wait = found[("sem.wait.block", "acquire")]["path"]["typical"]
     signal = found[("sem.signal.unblock", "release")]["path"]["typical"]
     assert set(wait["sequence"]) >= ON_THE_WAIT_PATH, wait["sequence"]

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What the tests of RTOS images on the emulated board (`rtbench run --target
+qemu:RTOS-mps2-an385`) share: a run that must end well, every metric's figures, a
+scenario's verdicts, and two runs whose figures must be the same."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from conftest import RunCli, read_results
+
+
+def run_ok(run: RunCli, out: Path, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """`rtbench ARGS --out OUT` through `run` (the run_cli fixture, or conftest.cli
+    bound to a folder), which must end well."""
+    done = run(*args, "--out", str(out), timeout=timeout)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done
+
+
+def run_twice(run: RunCli, folder: Path, *args: str, timeout: float) -> list[dict[str, Any]]:
+    """The results of `rtbench ARGS`, run twice (in folder/d1, then folder/d2)."""
+    found = []
+    for n in (1, 2):
+        out = folder / f"d{n}"
+        run_ok(run, out, *args, timeout=timeout)
+        found.append(read_results(out))
+    return found
+
+
+def result_records(data: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Every result record of a run, by its scenario and metric."""
+    return {
+        (str(r["scenario"]), str(r["metric"])): r
+        for s in data["scenarios"]
+        for r in s["records"]
+        if r.get("type") == "result"
+    }
+
+
+def figures(data: dict[str, Any], by_params: bool = False) -> dict[tuple[str, ...], dict[str, Any]]:
+    """Every metric's statistics, without when (in counter ticks since boot) its
+    maximum happened: a moment, not a figure. By scenario and metric, and with
+    by_params by the parameters too (one metric measured with several settings)."""
+    found: dict[tuple[str, ...], dict[str, Any]] = {}
+    for record in (r for s in data["scenarios"] for r in s["records"]):
+        if record.get("type") != "result" or not record.get("stats"):
+            continue
+        key: tuple[str, ...] = (str(record["scenario"]), str(record["metric"]))
+        if by_params:
+            key += (str(record.get("params")),)
+        found[key] = {k: v for k, v in record["stats"].items() if not k.endswith("_at_ticks")}
+    return found
+
+
+def assert_same_figures(first: dict[Any, Any], second: dict[Any, Any]) -> None:
+    """Every figure of the first run is the second's."""
+    differ = {k: (v, second.get(k)) for k, v in first.items() if second.get(k) != v}
+    assert not differ, differ
+
+
+def verdicts(data: dict[str, Any], scenario: str) -> list[dict[str, Any]]:
+    """The verdicts of one scenario, in the order the run gave them."""
+    return [
+        r
+        for s in data["scenarios"]
+        for r in s["records"]
+        if r.get("type") == "verdict" and r.get("scenario") == scenario
+    ]
+
+
+def verdict(data: dict[str, Any], scenario: str, check: str) -> dict[str, Any]:
+    """The one verdict of `check` in a scenario."""
+    found = [v for v in verdicts(data, scenario) if v["check"] == check]
+    assert len(found) == 1, found
+    return found[0]
