@@ -6,34 +6,20 @@
  * given there wakes a task through portYIELD_FROM_ISR (sync.c). The target
  * thread is not used: on one CPU the interrupt preempts whatever runs.
  *
- * Periodic mode, and the counts of generated, serviced and lost interrupts:
- * the same for every firmware port (fw_port.h).
+ * The source itself, the table of the board's timers, the dispatch,
+ * periodic mode and the counts of generated, serviced and lost interrupts:
+ * the same for every firmware port (fw_port.h). Here: the contract's calls
+ * on them, with the source's memory (FreeRTOS's heap) and the table's
+ * critical section.
  */
 #include "board.h"
 #include "fw_port.h"
 #include "port_freertos.h"
 
-struct rtb_irq {
-	unsigned timer;
-	rtb_irq_handler handler;
-	void *arg;
-	struct rtb_fw_irq_count count;
-};
-
-static struct rtb_irq *volatile sources[BOARD_TIMERS];
-
+/* FreeRTOS needs nothing around the scenario's handler. */
 void rtb_fw_timer_isr(unsigned n)
 {
-	struct rtb_irq *irq = n < BOARD_TIMERS ? sources[n] : NULL;
-
-	if (irq == NULL)
-		return;
-	if (irq->count.periodic) {
-		rtb_fw_irq_periodic(&irq->count, n, irq->handler, irq->arg);
-		return;
-	}
-	irq->handler(irq->arg);
-	irq->count.serviced++;
+	rtb_fw_irq_dispatch(n);
 }
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
@@ -49,17 +35,12 @@ int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq
 	irq->handler = handler;
 	irq->arg = arg;
 	taskENTER_CRITICAL();
-	unsigned n = 0;
-	while (n < BOARD_TIMERS && sources[n] != NULL)
-		n++;
-	if (n < BOARD_TIMERS)
-		sources[n] = irq;
+	bool claimed = rtb_fw_irq_claim(irq);
 	taskEXIT_CRITICAL();
-	if (n == BOARD_TIMERS) {
+	if (!claimed) {
 		vPortFree(irq);
-		return RTB_E_NOMEM;
+		return RTB_E_NOMEM; /* every timer of the board has a source */
 	}
-	irq->timer = n;
 	*out = irq;
 	return RTB_OK;
 }
@@ -68,7 +49,7 @@ int rtb_port_irq_delete(struct rtb_irq *irq)
 {
 	board_timer_stop(irq->timer);
 	taskENTER_CRITICAL();
-	sources[irq->timer] = NULL;
+	rtb_fw_irq_release(irq);
 	taskEXIT_CRITICAL();
 	vPortFree(irq);
 	return RTB_OK;

@@ -10,33 +10,19 @@
  * switches once the handler returns. The target thread is not used: on one
  * CPU the interrupt preempts whatever runs.
  *
- * Periodic mode, and the counts of generated, serviced and lost interrupts:
- * the same for every firmware port (fw_port.h).
+ * The source itself, the table of the board's timers, the dispatch,
+ * periodic mode and the counts of generated, serviced and lost interrupts:
+ * the same for every firmware port (fw_port.h). Here: the contract's calls
+ * on them, with the source's memory (the byte pool) and the table's critical
+ * section; a one-shot fire stops the timer first whatever its mode.
  */
 #include "fw_port.h"
 #include "port_threadx.h"
 
-struct rtb_irq {
-	unsigned timer;
-	rtb_irq_handler handler;
-	void *arg;
-	struct rtb_fw_irq_count count;
-};
-
-static struct rtb_irq *volatile timer_owner[BOARD_TIMERS];
-
+/* ThreadX needs nothing around the scenario's handler (above). */
 void rtb_fw_timer_isr(unsigned n)
 {
-	struct rtb_irq *irq = n < BOARD_TIMERS ? timer_owner[n] : NULL;
-
-	if (irq == NULL)
-		return;
-	if (irq->count.periodic) {
-		rtb_fw_irq_periodic(&irq->count, n, irq->handler, irq->arg);
-		return;
-	}
-	irq->handler(irq->arg);
-	irq->count.serviced++;
+	rtb_fw_irq_dispatch(n);
 }
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
@@ -50,16 +36,11 @@ int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq
 		return RTB_E_NOMEM;
 	*irq = (struct rtb_irq){.handler = handler, .arg = arg};
 	uint32_t m = cm_irq_save();
-	for (irq->timer = 0; irq->timer < BOARD_TIMERS; irq->timer++) {
-		if (timer_owner[irq->timer] == NULL) {
-			timer_owner[irq->timer] = irq;
-			break;
-		}
-	}
+	bool claimed = rtb_fw_irq_claim(irq);
 	cm_irq_restore(m);
-	if (irq->timer == BOARD_TIMERS) {
+	if (!claimed) {
 		txp_free(irq);
-		return RTB_E_NOMEM; /* every timer has a source */
+		return RTB_E_NOMEM; /* every timer of the board has a source */
 	}
 	*out = irq;
 	return RTB_OK;
@@ -69,7 +50,7 @@ int rtb_port_irq_delete(struct rtb_irq *irq)
 {
 	board_timer_stop(irq->timer);
 	uint32_t m = cm_irq_save();
-	timer_owner[irq->timer] = NULL;
+	rtb_fw_irq_release(irq);
 	cm_irq_restore(m);
 	txp_free(irq);
 	return RTB_OK;

@@ -10,26 +10,20 @@
  * interrupted one. The target thread is not used: on one CPU the interrupt
  * preempts whatever runs.
  *
- * Periodic mode, and the counts of generated, serviced and lost interrupts:
- * the same for every firmware port (fw_port.h).
+ * The source itself, the table of the board's timers, periodic mode and the
+ * counts of generated, serviced and lost interrupts: the same for every
+ * firmware port (fw_port.h). Here: the handler's bracket and the contract's
+ * calls on them, with the source's memory (the port's allocator) and the
+ * table's critical section.
  */
 #include "fw_port.h"
 #include "port_ucos3.h"
 
 #include "rtb/core.h"
 
-struct rtb_irq {
-	unsigned timer;
-	rtb_irq_handler handler;
-	void *arg;
-	struct rtb_fw_irq_count count;
-};
-
-static struct rtb_irq *volatile sources[BOARD_TIMERS];
-
 void rtb_fw_timer_isr(unsigned n)
 {
-	struct rtb_irq *irq = n < BOARD_TIMERS ? sources[n] : NULL;
+	struct rtb_irq *irq = RTB_FW_IRQ_SOURCE(n);
 	uint64_t entered = irq != NULL && irq->count.periodic ? rtb_port_counter_read() : 0;
 
 	ucos3_isr_enter();
@@ -56,20 +50,13 @@ int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq
 	rtb_memset(irq, 0, sizeof(*irq));
 	irq->handler = handler;
 	irq->arg = arg;
-	unsigned n;
 	CPU_CRITICAL_ENTER();
-	for (n = 0; n < BOARD_TIMERS; n++) {
-		if (sources[n] == NULL) {
-			sources[n] = irq;
-			break;
-		}
-	}
+	bool claimed = rtb_fw_irq_claim(irq);
 	CPU_CRITICAL_EXIT();
-	if (n == BOARD_TIMERS) {
+	if (!claimed) {
 		rtb_port_mem_free(irq);
-		return RTB_E_NOMEM; /* every timer of the board is in use */
+		return RTB_E_NOMEM; /* every timer of the board has a source */
 	}
-	irq->timer = n;
 	*out = irq;
 	return RTB_OK;
 }
@@ -82,7 +69,7 @@ int rtb_port_irq_delete(struct rtb_irq *irq)
 		return RTB_E_INVALID;
 	board_timer_stop(irq->timer);
 	CPU_CRITICAL_ENTER();
-	sources[irq->timer] = NULL;
+	rtb_fw_irq_release(irq);
 	CPU_CRITICAL_EXIT();
 	rtb_port_mem_free(irq);
 	return RTB_OK;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The counts of every firmware port's interrupt source (fw_port.h): the
- * parts that are not inline.
+ * What every firmware port on a Cortex-M board shares (fw_port.h) and is not
+ * inline: the interrupt sources' table, periodic mode and the counts.
  */
 #include "fw_port.h"
+
+struct rtb_irq *volatile rtb_fw_irq_sources[BOARD_TIMERS];
 
 void rtb_fw_irq_periodic(struct rtb_fw_irq_count *c, unsigned n, rtb_irq_handler handler, void *arg)
 {

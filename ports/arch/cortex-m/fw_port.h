@@ -5,9 +5,14 @@
  * - the board's facts in the port's rtb_port_info (its CPU, its counter,
  *   its interrupt source), set by RTB_FW_BOARD_INFO in the port's
  *   initializer and by rtb_fw_port_info_init() from rtb_port_init();
- * - the counts of the interrupt source (one board timer per source): the
+ * - the interrupt source (struct rtb_irq: one board timer per source): the
+ *   table of which source each timer serves, the dispatch from timer n's
+ *   interrupt to the scenario's handler, periodic mode, and the counts: the
  *   one-shot requests, the interrupts served, and a periodic source's
- *   expiries, counted from the counter.
+ *   expiries, counted from the counter. The port's rtb_port_irq_*() map the
+ *   contract onto it with its OS's allocator and critical section, and its
+ *   rtb_fw_timer_isr() is rtb_fw_irq_dispatch() where the OS needs nothing
+ *   around the scenario's handler, else its own bracket around it.
  *
  * Periodic mode: the timer reloads itself every period (the board makes the
  * period exact). The expiries are counted from the counter when the source
@@ -23,10 +28,10 @@
  * timer is stopped, and the expiries it would have raised until the source
  * stops count as lost, so that the scenario that chose the period can end.
  *
- * The port's handler of timer n (rtb_fw_timer_isr) hands a periodic
- * interrupt to rtb_fw_irq_periodic() and keeps the one-shot path its own:
- * the scenario's handler, then count.serviced++, the few instructions the
- * latency scenarios measure.
+ * The handler of timer n hands a periodic interrupt to rtb_fw_irq_periodic();
+ * its one-shot path is the source's look-up, the scenario's handler, then
+ * count.serviced++, the few instructions the latency scenarios measure:
+ * inline (rtb_fw_irq_dispatch), never a call more.
  */
 #ifndef RTB_FW_PORT_H
 #define RTB_FW_PORT_H
@@ -139,6 +144,66 @@ static inline void rtb_fw_irq_served(struct rtb_fw_irq_count *c, unsigned n, uin
 		board_timer_stop(n);
 		c->halted = true;
 	}
+}
+
+/* ---- the interrupt sources ------------------------------------------------ */
+
+/* The contract's interrupt source on every firmware port: board timer
+ * `timer`, the scenario's handler and its argument, the counts. */
+struct rtb_irq {
+	unsigned timer;
+	rtb_irq_handler handler;
+	void *arg;
+	struct rtb_fw_irq_count count;
+};
+
+/* The source each board timer serves, NULL for none: written by the port's
+ * create and delete under its OS's critical section (rtb_fw_irq_claim,
+ * rtb_fw_irq_release), read by the timers' handlers. */
+extern struct rtb_irq *volatile rtb_fw_irq_sources[BOARD_TIMERS];
+
+/* The source of timer n, or NULL. A macro: as an inline function, its NULL
+ * return reads to GCC as the unlikely case, and in a handler that brackets
+ * the scenario's (uC/OS-III's) the one-shot path was laid out one branch
+ * longer. */
+#define RTB_FW_IRQ_SOURCE(n) ((n) < BOARD_TIMERS ? rtb_fw_irq_sources[n] : NULL)
+
+/* With the port's critical section held: the first free timer for irq
+ * (irq->timer); false when every timer has a source. */
+static inline bool rtb_fw_irq_claim(struct rtb_irq *irq)
+{
+	unsigned n = 0;
+
+	while (n < BOARD_TIMERS && rtb_fw_irq_sources[n] != NULL)
+		n++;
+	if (n == BOARD_TIMERS)
+		return false;
+	rtb_fw_irq_sources[n] = irq;
+	irq->timer = n;
+	return true;
+}
+
+/* With the port's critical section held: irq's timer serves no source. The
+ * port stops the timer first (board_timer_stop). */
+static inline void rtb_fw_irq_release(struct rtb_irq *irq)
+{
+	rtb_fw_irq_sources[irq->timer] = NULL;
+}
+
+/* The handler of timer n for an RTOS that needs nothing around the
+ * scenario's handler: the port's rtb_fw_timer_isr() is this alone. */
+static inline void rtb_fw_irq_dispatch(unsigned n)
+{
+	struct rtb_irq *irq = RTB_FW_IRQ_SOURCE(n);
+
+	if (irq == NULL)
+		return;
+	if (irq->count.periodic) {
+		rtb_fw_irq_periodic(&irq->count, n, irq->handler, irq->arg);
+		return;
+	}
+	irq->handler(irq->arg);
+	irq->count.serviced++;
 }
 
 #endif /* RTB_FW_PORT_H */
