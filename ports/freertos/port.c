@@ -229,11 +229,6 @@ int rtb_port_sleep_ns(uint64_t duration_ns)
 	return rtb_port_sleep_until_ns(rtb_port_time_ns() + duration_ns);
 }
 
-void rtb_port_cpu_relax(void)
-{
-	__asm volatile("nop");
-}
-
 /* ---- memory ------------------------------------------------------------------ */
 
 void *rtb_port_mem_alloc(size_t bytes)
@@ -258,13 +253,6 @@ int rtb_port_mem_usage(struct rtb_mem_usage *out)
 	out->note = "resident and heap: bytes of FreeRTOS's heap_4 in use "
 		    "(configTOTAL_HEAP_SIZE - xPortGetFreeHeapSize()); threads: FreeRTOS tasks";
 	return RTB_OK;
-}
-
-int rtb_port_cache_flush(const void *p, size_t bytes)
-{
-	(void)p;
-	(void)bytes;
-	return RTB_E_UNSUPPORTED;
 }
 
 /* FreeRTOS's heap_4 memory (configAPPLICATION_ALLOCATED_HEAP), in the

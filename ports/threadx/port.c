@@ -165,11 +165,6 @@ int rtb_port_sleep_ns(uint64_t duration_ns)
 	return rtb_port_sleep_until_ns(deadline);
 }
 
-void rtb_port_cpu_relax(void)
-{
-	__asm volatile("nop");
-}
-
 /* ---- memory ------------------------------------------------------------------ */
 
 /* The byte pool's memory: the board's large RAM (the linker script's .heap
@@ -224,13 +219,6 @@ int rtb_port_mem_usage(struct rtb_mem_usage *out)
 		    "tx_byte_pool_info_get's available bytes); threads: ThreadX threads; "
 		    "handles: ThreadX semaphores, mutexes, queues and event flag groups";
 	return RTB_OK;
-}
-
-int rtb_port_cache_flush(const void *p, size_t bytes)
-{
-	(void)p;
-	(void)bytes;
-	return RTB_E_UNSUPPORTED;
 }
 
 /* ---- /rtbench/threadx.json ---------------------------------------------------- */

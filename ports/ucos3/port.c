@@ -221,18 +221,6 @@ int rtb_port_sleep_ns(uint64_t duration_ns)
 	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;
 }
 
-void rtb_port_cpu_relax(void)
-{
-	__asm volatile("nop");
-}
-
-int rtb_port_cache_flush(const void *p, size_t bytes)
-{
-	(void)p;
-	(void)bytes;
-	return RTB_E_UNSUPPORTED; /* the Cortex-M3 has no data cache */
-}
-
 /* ---- kernel hooks and interrupts ---------------------------------------------- */
 
 void ucos3_isr_enter(void)

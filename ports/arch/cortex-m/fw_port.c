@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What every firmware port on a Cortex-M board shares (fw_port.h) and is not
- * inline: the interrupt sources' table, periodic mode and the counts.
+ * inline: the interrupt sources' table, periodic mode and the counts, and
+ * the contract's calls that are the CPU's, not the OS's.
  */
 #include "fw_port.h"
 
@@ -53,4 +54,20 @@ void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_coun
 		counts->lost = generated - serviced;
 	}
 	c->periodic = false;
+}
+
+/* ---- the CPU's part of the contract --------------------------------------- */
+
+void rtb_port_cpu_relax(void)
+{
+	__asm volatile("nop");
+}
+
+/* No core of these boards has a data cache (the Cortex-M3); a board with one
+ * (a Cortex-M7) would clean and invalidate the lines here. */
+int rtb_port_cache_flush(const void *p, size_t bytes)
+{
+	(void)p;
+	(void)bytes;
+	return RTB_E_UNSUPPORTED;
 }

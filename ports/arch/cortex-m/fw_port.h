@@ -12,7 +12,9 @@
  *   expiries, counted from the counter. The port's rtb_port_irq_*() map the
  *   contract onto it with its OS's allocator and critical section, and its
  *   rtb_fw_timer_isr() is rtb_fw_irq_dispatch() where the OS needs nothing
- *   around the scenario's handler, else its own bracket around it.
+ *   around the scenario's handler, else its own bracket around it;
+ * - the contract's calls that are the CPU's (fw_port.c):
+ *   rtb_port_cpu_relax() and rtb_port_cache_flush().
  *
  * Periodic mode: the timer reloads itself every period (the board makes the
  * period exact). The expiries are counted from the counter when the source
