@@ -103,6 +103,16 @@ size_t rtb_fw_facts_board(char *buf, size_t len)
 		(unsigned long)BOARD_COUNTER_HZ);
 }
 
+size_t rtb_fw_facts_config(char *buf, size_t len, const struct rtb_fw_cfg *cfg, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++)
+		w += rtb_fmt(buf + w, len - w, "%s\"%s\":%lu", i ? "," : "", cfg[i].key,
+			     cfg[i].value);
+	return w;
+}
+
 static void put_facts(void)
 {
 	static char json[FACTS_MAX_BYTES];

@@ -48,6 +48,19 @@ void rtb_fw_runner_main(void);
  * of the facts object, for the port's rtb_fw_os_facts(). Returns the length
  * written (as rtb_fmt). */
 size_t rtb_fw_facts_board(char *buf, size_t len);
+/* A configuration macro of the kernel whose value is a number, for the
+ * facts' "config" object: RTB_FW_CFG(configTICK_RATE_HZ). */
+struct rtb_fw_cfg {
+	const char *key;
+	unsigned long value;
+};
+#define RTB_FW_CFG(macro)                                      \
+	{                                                      \
+		.key = #macro, .value = (unsigned long)(macro) \
+	}
+/* `"key":value` for each of the n values, between commas: the members of
+ * the facts' "config" object. Returns the length written (as rtb_fmt). */
+size_t rtb_fw_facts_config(char *buf, size_t len, const struct rtb_fw_cfg *cfg, size_t n);
 
 /* ---- what the port gives fw_console.c ------------------------------------ */
 

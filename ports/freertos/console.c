@@ -97,37 +97,29 @@ const char *rtb_fw_os_facts_path(void)
 
 /* ---- /rtbench/freertos.json ------------------------------------------------- */
 
-#define CFG(name)                            \
-	{                                    \
-#name, (unsigned long)(name) \
-	}
-
 size_t rtb_fw_os_facts(char *json, size_t len)
 {
-	static const struct {
-		const char *key;
-		unsigned long value;
-	} cfg[] = {
-		CFG(configTICK_RATE_HZ),
-		CFG(configUSE_PREEMPTION),
-		CFG(configUSE_TIME_SLICING),
-		CFG(configMAX_PRIORITIES),
-		CFG(configUSE_MUTEXES),
-		CFG(configUSE_COUNTING_SEMAPHORES),
-		CFG(configUSE_TICKLESS_IDLE),
-		CFG(configUSE_PORT_OPTIMISED_TASK_SELECTION),
-		CFG(configCHECK_FOR_STACK_OVERFLOW),
-		CFG(configASSERT_DEFINED),
-		CFG(configGENERATE_RUN_TIME_STATS),
-		CFG(configUSE_TRACE_FACILITY),
-		CFG(configMINIMAL_STACK_SIZE),
-		CFG(configTOTAL_HEAP_SIZE),
-		CFG(configIDLE_SHOULD_YIELD),
-		CFG(configUSE_TIMERS),
-		CFG(configUSE_EVENT_GROUPS),
-		CFG(configKERNEL_INTERRUPT_PRIORITY),
-		CFG(configMAX_SYSCALL_INTERRUPT_PRIORITY),
-		CFG(configCPU_CLOCK_HZ),
+	static const struct rtb_fw_cfg cfg[] = {
+		RTB_FW_CFG(configTICK_RATE_HZ),
+		RTB_FW_CFG(configUSE_PREEMPTION),
+		RTB_FW_CFG(configUSE_TIME_SLICING),
+		RTB_FW_CFG(configMAX_PRIORITIES),
+		RTB_FW_CFG(configUSE_MUTEXES),
+		RTB_FW_CFG(configUSE_COUNTING_SEMAPHORES),
+		RTB_FW_CFG(configUSE_TICKLESS_IDLE),
+		RTB_FW_CFG(configUSE_PORT_OPTIMISED_TASK_SELECTION),
+		RTB_FW_CFG(configCHECK_FOR_STACK_OVERFLOW),
+		RTB_FW_CFG(configASSERT_DEFINED),
+		RTB_FW_CFG(configGENERATE_RUN_TIME_STATS),
+		RTB_FW_CFG(configUSE_TRACE_FACILITY),
+		RTB_FW_CFG(configMINIMAL_STACK_SIZE),
+		RTB_FW_CFG(configTOTAL_HEAP_SIZE),
+		RTB_FW_CFG(configIDLE_SHOULD_YIELD),
+		RTB_FW_CFG(configUSE_TIMERS),
+		RTB_FW_CFG(configUSE_EVENT_GROUPS),
+		RTB_FW_CFG(configKERNEL_INTERRUPT_PRIORITY),
+		RTB_FW_CFG(configMAX_SYSCALL_INTERRUPT_PRIORITY),
+		RTB_FW_CFG(configCPU_CLOCK_HZ),
 	};
 	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"GCC/ARM_CM3\",",
 			   tskKERNEL_VERSION_NUMBER);
@@ -135,9 +127,7 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 	n += rtb_fmt(json + n, len - n, ",\"heap\":{\"scheme\":\"heap_4\",\"total_bytes\":%lu},",
 		     (unsigned long)configTOTAL_HEAP_SIZE);
 	n += rtb_fmt(json + n, len - n, "\"config\":{");
-	for (size_t i = 0; i < RTB_ARRAY_SIZE(cfg); i++)
-		n += rtb_fmt(json + n, len - n, "%s\"%s\":%lu", i ? "," : "", cfg[i].key,
-			     cfg[i].value);
+	n += rtb_fw_facts_config(json + n, len - n, cfg, RTB_ARRAY_SIZE(cfg));
 	/* How each service is provided, keyed like the core's capabilities
 	 * (docs/porting.md): notes on native ones, why one is missing, and what
 	 * FreeRTOS has that the port does not use. */

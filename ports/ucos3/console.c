@@ -144,11 +144,6 @@ const char *rtb_fw_os_facts_path(void)
 
 /* ---- /rtbench/ucos3.json ------------------------------------------------------ */
 
-#define CFG(name)                            \
-	{                                    \
-#name, (unsigned long)(name) \
-	}
-
 #ifdef CPU_CFG_INT_DIS_MEAS_EN
 #define INT_DIS_MEAS 1u
 #else
@@ -157,38 +152,35 @@ const char *rtb_fw_os_facts_path(void)
 
 size_t rtb_fw_os_facts(char *json, size_t len)
 {
-	static const struct {
-		const char *key;
-		unsigned long value;
-	} cfg[] = {
-		CFG(OS_CFG_TICK_RATE_HZ),
-		CFG(OS_CFG_PRIO_MAX),
-		CFG(OS_CFG_SCHED_ROUND_ROBIN_EN),
-		CFG(RTB_UCOS3_RR_QUANTUM_TICKS),
-		CFG(OS_CFG_ARG_CHK_EN),
-		CFG(OS_CFG_CALLED_FROM_ISR_CHK_EN),
-		CFG(OS_CFG_INVALID_OS_CALLS_CHK_EN),
-		CFG(OS_CFG_OBJ_TYPE_CHK_EN),
-		CFG(OS_CFG_OBJ_CREATED_CHK_EN),
-		CFG(OS_CFG_DBG_EN),
-		CFG(OS_CFG_TS_EN),
-		CFG(OS_CFG_DYN_TICK_EN),
-		CFG(OS_CFG_SCHED_LOCK_TIME_MEAS_EN),
-		CFG(OS_CFG_STAT_TASK_EN),
-		CFG(OS_CFG_STAT_TASK_STK_CHK_EN),
-		CFG(OS_CFG_TASK_PROFILE_EN),
-		CFG(OS_CFG_TASK_STK_REDZONE_EN),
-		CFG(OS_CFG_TMR_EN),
-		CFG(OS_CFG_TRACE_EN),
-		CFG(OS_CFG_MUTEX_EN),
-		CFG(OS_CFG_SEM_EN),
-		CFG(OS_CFG_Q_EN),
-		CFG(OS_CFG_FLAG_EN),
-		CFG(OS_CFG_MEM_EN),
-		CFG(OS_CFG_MSG_POOL_SIZE),
-		CFG(OS_CFG_ISR_STK_SIZE),
-		CFG(CPU_CFG_KA_IPL_BOUNDARY),
-		CFG(CPU_CFG_NVIC_PRIO_BITS),
+	static const struct rtb_fw_cfg cfg[] = {
+		RTB_FW_CFG(OS_CFG_TICK_RATE_HZ),
+		RTB_FW_CFG(OS_CFG_PRIO_MAX),
+		RTB_FW_CFG(OS_CFG_SCHED_ROUND_ROBIN_EN),
+		RTB_FW_CFG(RTB_UCOS3_RR_QUANTUM_TICKS),
+		RTB_FW_CFG(OS_CFG_ARG_CHK_EN),
+		RTB_FW_CFG(OS_CFG_CALLED_FROM_ISR_CHK_EN),
+		RTB_FW_CFG(OS_CFG_INVALID_OS_CALLS_CHK_EN),
+		RTB_FW_CFG(OS_CFG_OBJ_TYPE_CHK_EN),
+		RTB_FW_CFG(OS_CFG_OBJ_CREATED_CHK_EN),
+		RTB_FW_CFG(OS_CFG_DBG_EN),
+		RTB_FW_CFG(OS_CFG_TS_EN),
+		RTB_FW_CFG(OS_CFG_DYN_TICK_EN),
+		RTB_FW_CFG(OS_CFG_SCHED_LOCK_TIME_MEAS_EN),
+		RTB_FW_CFG(OS_CFG_STAT_TASK_EN),
+		RTB_FW_CFG(OS_CFG_STAT_TASK_STK_CHK_EN),
+		RTB_FW_CFG(OS_CFG_TASK_PROFILE_EN),
+		RTB_FW_CFG(OS_CFG_TASK_STK_REDZONE_EN),
+		RTB_FW_CFG(OS_CFG_TMR_EN),
+		RTB_FW_CFG(OS_CFG_TRACE_EN),
+		RTB_FW_CFG(OS_CFG_MUTEX_EN),
+		RTB_FW_CFG(OS_CFG_SEM_EN),
+		RTB_FW_CFG(OS_CFG_Q_EN),
+		RTB_FW_CFG(OS_CFG_FLAG_EN),
+		RTB_FW_CFG(OS_CFG_MEM_EN),
+		RTB_FW_CFG(OS_CFG_MSG_POOL_SIZE),
+		RTB_FW_CFG(OS_CFG_ISR_STK_SIZE),
+		RTB_FW_CFG(CPU_CFG_KA_IPL_BOUNDARY),
+		RTB_FW_CFG(CPU_CFG_NVIC_PRIO_BITS),
 		{"CPU_CFG_INT_DIS_MEAS_EN", INT_DIS_MEAS},
 	};
 	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"ARM-Cortex-M/ARMv7-M/GNU\",",
@@ -198,9 +190,7 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 		     ",\"heap\":{\"scheme\":\"size classes on OSMem partitions (the port's)\","
 		     "\"total_bytes\":%lu},\"config\":{",
 		     (unsigned long)BOARD_HEAP_BYTES);
-	for (size_t i = 0; i < RTB_ARRAY_SIZE(cfg); i++)
-		n += rtb_fmt(json + n, len - n, "%s\"%s\":%lu", i ? "," : "", cfg[i].key,
-			     cfg[i].value);
+	n += rtb_fw_facts_config(json + n, len - n, cfg, RTB_ARRAY_SIZE(cfg));
 	/* How each service is provided, keyed like the core's capabilities
 	 * (docs/porting.md): notes on native ones, how the port builds what
 	 * uC/OS-III lacks, and why one is missing. */
