@@ -15,22 +15,14 @@ differs from the one the board reports is said.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import re
 from pathlib import Path
 from typing import Any
 
+from rtbench.build import file_sha256
 from rtbench.errors import RtbenchError
 from rtbench.targets.firmware import size
 from rtbench.targets.firmware.rtos import Rtos
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def cached_source(build_dir: Path, variable: str) -> Path | None:
@@ -88,7 +80,7 @@ def describe(rtos: Rtos, elf: Path, release: str | None) -> dict[str, Any]:
     built = datetime.datetime.fromtimestamp(elf.stat().st_mtime, datetime.UTC)
     return {
         "path": str(elf.resolve()),
-        "sha256": _sha256(elf),
+        "sha256": file_sha256(elf),
         "built_at": built.isoformat(timespec="seconds"),
         "code_size": code_size,
         "sources": sources,
