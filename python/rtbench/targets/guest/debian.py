@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import lzma
 import os
@@ -36,6 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from rtbench.build import file_sha256
 from rtbench.errors import RtbenchError, UsageError
 
 MIRROR_ENV = "RTBENCH_DEBIAN_MIRROR"
@@ -124,14 +124,6 @@ def _download(url: str, dest: Path, what: str) -> None:
             f"{MIRROR_ENV} to a reachable Debian mirror."
         ) from None
     tmp.replace(dest)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _verified_release(signed: Path, keyring: Path) -> str:
@@ -270,7 +262,7 @@ def _index(mirror: str, suite: str, arch: str, base: Path, say: Callable[[str], 
         sha, _size = _index_entry(release, index_name)
         packed = tmp / "Packages.xz"
         _download(f"{mirror}/dists/{suite}/{index_name}", packed, f"the {arch} index")
-        if _sha256(packed) != sha:
+        if file_sha256(packed) != sha:
             raise PackageError(f"The {arch} package index does not match its signed hash.")
         text = lzma.decompress(packed.read_bytes()).decode("utf-8", errors="replace")
     tmp_kept = kept.with_name(f"Packages.{os.getpid()}.tmp")
@@ -293,7 +285,7 @@ def _unpacked(stanza: dict[str, str], mirror: str, base: Path, say: Callable[[st
         tmp = Path(tmp_name)
         deb = tmp / "package.deb"
         _download(f"{mirror}/{stanza['Filename']}", deb, stanza["Package"])
-        if _sha256(deb) != stanza.get("SHA256"):
+        if file_sha256(deb) != stanza.get("SHA256"):
             raise PackageError(f"{stanza['Package']} does not match its indexed SHA-256.")
         unpack = tmp / "unpacked"
         done = subprocess.run(
