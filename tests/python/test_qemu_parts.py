@@ -106,13 +106,21 @@ class FakeAgent:
         self._in = os.fdopen(agent_read, "rb")
         self.requests: list[list[str]] = []
         self._answers = answers
+        self._lock = threading.Lock()  # a hang-up never closes the pipe under a write
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
 
     def say(self, *lines: bytes) -> None:
-        for line in lines:
-            self._out.write(line + b"\n")
-        self._out.flush()
+        """Answer, unless the agent has hung up (a test may end it while it answers)."""
+        with self._lock:
+            if self._out.closed:
+                return
+            try:
+                for line in lines:
+                    self._out.write(line + b"\n")
+                self._out.flush()
+            except BrokenPipeError:
+                return  # the host end is closed: nobody listens any more
 
     def _serve(self) -> None:
         for raw in self._in:
@@ -126,7 +134,8 @@ class FakeAgent:
             self.say(*lines)
 
     def hang_up(self) -> None:
-        self._out.close()
+        with self._lock:
+            self._out.close()
 
 
 @pytest.fixture
@@ -140,8 +149,7 @@ def agent_factory() -> Iterator[Callable[..., tuple[FakeAgent, link.Link]]]:
 
     yield make
     for agent in made:
-        if not agent._out.closed:
-            agent.hang_up()
+        agent.hang_up()
 
 
 def _drain(stream: link.LinkStream) -> tuple[list[str], Exception]:
