@@ -3,7 +3,7 @@
  * Decisions of the THR behaviour checks (THR-B-NEW, THR-B-RR).
  *
  * Pure functions: observed facts in, outcome and reason out. The scenarios
- * in core/scenarios/thr_behavior.c gather the facts on the platform and on
+ * in core/scenarios/thr_new.c and thr_rr.c gather the facts on the platform and on
  * their deliberately broken negative controls and pass both through the same
  * function; tests/c/test_check_thr.c feeds them good and bad observations.
  */
