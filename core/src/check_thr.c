@@ -31,9 +31,20 @@ enum rtb_outcome rtb_check_thr_new(enum rtb_thr_new_check check, const struct rt
 			return RTB_FAIL;
 		}
 		if (!obs->ran_after_handover) {
+			char blocked[32];
+			rtb_fmt_ns(blocked, sizeof(blocked), obs->blocked_ns);
+			if (obs->blocked_ns < RTB_THR_NEW_DECIDE_NS) {
+				rtb_fmt(reason, reason_len,
+					"the lower-priority thread had not run when its creator "
+					"had been blocked %s in all (%" RTB_PRIu32
+					" %s): too short to decide",
+					blocked, obs->sleeps, obs->sleeps == 1 ? "sleep" : "sleeps");
+				return RTB_INCONCLUSIVE;
+			}
 			rtb_fmt(reason, reason_len,
-				"the lower-priority thread did not run even while its creator was "
-				"blocked");
+				"the lower-priority thread did not run although its creator was "
+				"blocked %s in %" RTB_PRIu32 " sleeps",
+				blocked, obs->sleeps);
 			return RTB_FAIL;
 		}
 		rtb_fmt(reason, reason_len,

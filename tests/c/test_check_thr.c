@@ -31,8 +31,32 @@ static void test_new_checks(void)
 	CHECK(decide(RTB_THR_NEW_LOWER_WAITS, true, true, true, true) == RTB_FAIL);
 	CHECK(strstr(reason, "before its creator blocked") != NULL);
 	CHECK(decide(RTB_THR_NEW_LOWER_WAITS, true, false, true, true) == RTB_FAIL);
-	CHECK(decide(RTB_THR_NEW_LOWER_WAITS, true, false, false, false) == RTB_FAIL);
-	CHECK(strstr(reason, "did not run") != NULL);
+
+	/* never ran: a failure only once the creator was blocked long enough to
+	 * decide; a short block (a machine that gave the platform no CPU) is
+	 * inconclusive, with the figure */
+	struct rtb_thr_new_obs never = {.created = true,
+					.sleeps = 50,
+					.blocked_ns = RTB_THR_NEW_DECIDE_NS,
+					.first_block_ns = 2000000};
+	CHECK(rtb_check_thr_new(RTB_THR_NEW_LOWER_WAITS, &never, reason, sizeof(reason)) ==
+	      RTB_FAIL);
+	CHECK(strstr(reason,
+		     "did not run although its creator was blocked 100.000 ms in 50 sleeps") !=
+	      NULL);
+	never.blocked_ns = 2100000;
+	never.sleeps = 1;
+	CHECK(rtb_check_thr_new(RTB_THR_NEW_LOWER_WAITS, &never, reason, sizeof(reason)) ==
+	      RTB_INCONCLUSIVE);
+	CHECK(strstr(reason, "blocked 2.100 ms in all (1 sleep): too short to decide") != NULL);
+	/* ran in a later sleep: it did wait, and ran while its creator was blocked */
+	struct rtb_thr_new_obs later = {.created = true,
+					.ran_after_handover = true,
+					.sleeps = 4,
+					.blocked_ns = 9000000,
+					.first_block_ns = 2500000};
+	CHECK(rtb_check_thr_new(RTB_THR_NEW_LOWER_WAITS, &later, reason, sizeof(reason)) ==
+	      RTB_PASS);
 
 	/* equal priority put at the head instead of the tail */
 	CHECK(decide(RTB_THR_NEW_EQUAL_TO_TAIL, true, true, true, true) == RTB_FAIL);

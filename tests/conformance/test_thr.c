@@ -76,6 +76,18 @@ static void test_create_behavior(void)
 	check_create_behavior("thr.create.behavior.create=eager", eager);
 	check_create_behavior("thr.create.behavior.create=lazy", lazy);
 
+	/* A machine that gives the platform no CPU through the creator's first
+	 * sleeps (a busy host, an emulator) is not a platform whose lower thread
+	 * never runs: the check sleeps again until it has, and says so. */
+	check_create_behavior("thr.create.behavior.withhold=3", normal);
+	int wrc;
+	const char *withhold[] = {"thr.create.behavior.withhold=3", NULL};
+	char *wout = conf_run("thr.create.behavior", withhold, &wrc);
+	const char *lower = verdict(wout, "fifo.lower_waits");
+	CHECK(lower != NULL && strstr(lower, "it had not run") != NULL);
+	CHECK(lower != NULL && strstr(lower, "the creator slept again until it had: ") != NULL);
+	free(wout);
+
 	int rc;
 	const char *bad[] = {"thr.create.behavior.create=sometimes", NULL};
 	char *out = conf_run("thr.create.behavior", bad, &rc);

@@ -26,6 +26,13 @@ enum rtb_thr_new_check {
 	RTB_THR_NEW_CHECKS = 4,
 };
 
+/* The creator blocks (sleeps again and again) until a lower-priority new
+ * thread has run; this much time blocked without the thread running is
+ * enough to say it does not run while its creator is blocked. A machine
+ * that gives the platform no CPU for a while (a busy host, an emulator)
+ * can keep it from running during one short sleep, not during this long. */
+#define RTB_THR_NEW_DECIDE_NS 100000000u
+
 /* What the creator saw of the new thread. The "handover" is the creator's
  * blocking call for a lower-priority thread, its yield for an equal one. */
 struct rtb_thr_new_obs {
@@ -33,13 +40,26 @@ struct rtb_thr_new_obs {
 	bool ran_at_create_return; /* its first instruction came before create returned */
 	bool ran_before_handover;  /* ... before the creator blocked or yielded */
 	bool ran_after_handover;   /* ... by the time the block or yield returned */
+	/* the block (lower priority): the creator's sleeps, how long it was
+	 * blocked in all (measured on the counter) and in its first sleep */
+	uint32_t sleeps;
+	uint64_t blocked_ns;
+	uint64_t first_block_ns;
+	/* equal priority under round robin: observations made in all, and how
+	 * many of them were discarded because the thread ran during the
+	 * creator's busy work after create had returned (where a time slice
+	 * ending explains it); the last one is decided */
+	uint32_t attempts;
+	uint32_t slice_attempts;
 };
 
 /* Short identifier of a check ("lower_waits", ...). */
 const char *rtb_thr_new_check_name(enum rtb_thr_new_check check);
 
 /* Decide one check. PASS or FAIL; INCONCLUSIVE when the thread could not
- * be created. The reason is one sentence. */
+ * be created, or when a lower-priority thread did not run while its
+ * creator was blocked for less than RTB_THR_NEW_DECIDE_NS in all (too short
+ * to decide). The reason is one sentence. */
 enum rtb_outcome rtb_check_thr_new(enum rtb_thr_new_check check, const struct rtb_thr_new_obs *obs,
 				   char *reason, size_t reason_len);
 
