@@ -257,6 +257,12 @@ static void rr_summary_lines(struct rtb_verdict *v, bool control,
 		     "measured slice (time really run): median %s of %u complete slices, min %s, "
 		     "max %s",
 		     a, sum->complete, b, c);
+		fmt_ms(b, sizeof(b), rtb_ticks_to_ns(sum->min_span_ticks));
+		fmt_ms(c, sizeof(c), rtb_ticks_to_ns(sum->max_span_ticks));
+		line(v,
+		     "the same slices on the clock (other activity inside included): min %s, max "
+		     "%s",
+		     b, c);
 	} else {
 		line(v, "no complete slice (none ended by a switch to another observed thread)");
 	}

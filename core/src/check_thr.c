@@ -38,7 +38,8 @@ enum rtb_outcome rtb_check_thr_new(enum rtb_thr_new_check check, const struct rt
 					"the lower-priority thread had not run when its creator "
 					"had been blocked %s in all (%" RTB_PRIu32
 					" %s): too short to decide",
-					blocked, obs->sleeps, obs->sleeps == 1 ? "sleep" : "sleeps");
+					blocked, obs->sleeps,
+					obs->sleeps == 1 ? "sleep" : "sleeps");
 				return RTB_INCONCLUSIVE;
 			}
 			rtb_fmt(reason, reason_len,
@@ -283,6 +284,10 @@ enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_
 		sum->complete++;
 		sum->min_ticks = RTB_MIN(sum->min_ticks, slices[i].run_ticks);
 		sum->max_ticks = RTB_MAX(sum->max_ticks, slices[i].run_ticks);
+		uint64_t span = slices[i].end - slices[i].start;
+		sum->min_span_ticks =
+			sum->min_span_ticks == 0 ? span : RTB_MIN(sum->min_span_ticks, span);
+		sum->max_span_ticks = RTB_MAX(sum->max_span_ticks, span);
 	}
 	if (sum->complete == 0)
 		sum->min_ticks = 0;
@@ -332,6 +337,20 @@ enum rtb_outcome rtb_check_thr_rr(const struct rtb_thr_rr_segment *segs, uint32_
 	}
 	char ratio[32];
 	ratio_text(ratio, sizeof(ratio), sum->max_ticks, sum->min_ticks);
+	bool spans_differ = sum->max_span_ticks > 2 * sum->min_span_ticks &&
+			    sum->max_span_ticks - sum->min_span_ticks > params->explained_ticks;
+	if (sum->max_ticks > 2 * sum->min_ticks &&
+	    sum->max_ticks - sum->min_ticks > params->explained_ticks && !spans_differ) {
+		char span_ratio[32];
+		ratio_text(span_ratio, sizeof(span_ratio), sum->max_span_ticks,
+			   sum->min_span_ticks);
+		rtb_fmt(reason, reason_len,
+			"complete slices differ by %sx in the time each thread ran, but only by "
+			"%sx on the clock: other activity (interrupts, other processes, a busy "
+			"host) took the difference, not the OS's time slice",
+			ratio, span_ratio);
+		return RTB_INCONCLUSIVE;
+	}
 	if (sum->max_ticks > 2 * sum->min_ticks &&
 	    sum->max_ticks - sum->min_ticks > params->explained_ticks) {
 		bool first_long = sum->first_complete > 0 &&

@@ -269,6 +269,44 @@ static void test_rr_uneven(void)
 	CHECK(judge(&t, 3, t.now - 50, 0, &sum) == RTB_PASS);
 }
 
+/* One slice of `run` ticks of the thread's own in `span` ticks on the clock:
+ * the rest was taken by other activity (a busy host withholding the CPU). */
+static void slice_disturbed(struct script *s, uint32_t thread, uint64_t run, uint64_t span)
+{
+	uint64_t half = run / 2;
+
+	s->segs[s->n++] = (struct rtb_thr_rr_segment){thread, s->now, s->now + half};
+	s->now += half + (span - run);
+	s->segs[s->n++] = (struct rtb_thr_rr_segment){thread, s->now, s->now + (run - half)};
+	s->now += run - half + 3;
+}
+
+static void test_rr_disturbed(void)
+{
+	struct script s = {.now = 0};
+	struct rtb_thr_rr_summary sum;
+
+	/* slices of equal length on the clock, one of them mostly taken by
+	 * other activity: the run times differ by 4x, the OS's slices do not */
+	for (uint32_t i = 0; i < 7; i++) {
+		if (i == 4)
+			slice_disturbed(&s, i % 3, 25, 100);
+		else
+			slice_disturbed(&s, i % 3, 100, 107);
+	}
+	CHECK(judge(&s, 3, s.now - 50, 0, &sum) == RTB_INCONCLUSIVE);
+	CHECK(strstr(reason, "differ by 4.0x in the time each thread ran") != NULL);
+	CHECK(strstr(reason, "only by 1.1x on the clock") != NULL);
+	CHECK_EQ_U64(sum.min_span_ticks, 100);
+	CHECK_EQ_U64(sum.max_span_ticks, 107);
+
+	/* the OS gives one slice 4x the others on the clock too: unfair */
+	struct script t = {.now = 0};
+	for (uint32_t i = 0; i < 7; i++)
+		slice_disturbed(&t, i % 3, i == 4 ? 400 : 100, i == 4 ? 407 : 107);
+	CHECK(judge(&t, 3, t.now - 50, 0, &sum) == RTB_FAIL);
+}
+
 static void test_rr_edges(void)
 {
 	struct rtb_thr_rr_summary sum;
@@ -332,6 +370,7 @@ int main(void)
 	test_rr_first_slice_long();
 	test_rr_out_of_turn();
 	test_rr_uneven();
+	test_rr_disturbed();
 	test_rr_edges();
 	test_rr_merge();
 	return check_exit();

@@ -128,6 +128,8 @@ struct rtb_thr_rr_summary {
 	uint32_t longest;	 /* its index */
 	uint64_t min_ticks;	 /* over complete slices (run time) */
 	uint64_t max_ticks;
+	uint64_t min_span_ticks; /* over complete slices: first start to last end, */
+	uint64_t max_span_ticks; /* the time other activity took inside included */
 	uint64_t median_ticks;
 	uint32_t first_complete; /* complete first slices */
 	uint64_t first_median_ticks;
