@@ -101,6 +101,7 @@ struct pi_run {
 	volatile bool stop;    /* controller: L ends after the current iteration */
 	volatile bool abandon; /* controller: every wait gives up */
 	uint64_t burst_ticks, chunk_ticks, stall_ticks;
+	uint64_t watch_late_ticks; /* the controller's worst late wake-up */
 	uint32_t ngroups;
 	struct pi_group group[RTB_IPC_PI_GROUPS_MAX];
 };
@@ -378,8 +379,12 @@ static bool pi_watch(struct rtb_ctx *ctx, struct pi_run *run, uint64_t duration_
 	for (uint32_t i = 0; i < run->ngroups; i++)
 		rtb_port_sem_signal(run->group[i].go_l);
 	for (;;) {
+		uint64_t before = rtb_port_counter_read();
 		rtb_port_sleep_ns(PI_WATCH_NS);
 		now = rtb_port_counter_read();
+		uint64_t slept = now - before, asked = rtb_ns_to_ticks(PI_WATCH_NS);
+		if (slept > asked && slept - asked > run->watch_late_ticks)
+			run->watch_late_ticks = slept - asked;
 		pi_drain(run, rec);
 		bool end = false;
 		for (uint32_t i = 0; i < run->ngroups; i++) {
@@ -425,6 +430,7 @@ static int pi_run(struct rtb_ctx *ctx, struct pi_run *run, uint32_t ngroups,
 	int rc = RTB_OK;
 
 	rtb_memset(out, 0, sizeof(*out));
+	run->watch_late_ticks = 0;
 	for (uint32_t i = 0; i < RTB_IPC_PI_GROUPS_MAX; i++) {
 		volatile uint64_t *ring = run->group[i].ring;
 		rtb_memset(&run->group[i], 0, sizeof(run->group[i]));
@@ -459,6 +465,7 @@ static int pi_run(struct rtb_ctx *ctx, struct pi_run *run, uint32_t ngroups,
 	out->obs.ngroups = rc == RTB_OK ? ngroups : 0;
 	out->obs.stall_bound_ns = rtb_ticks_to_ns(stall_ticks);
 	out->obs.cut_short = cut;
+	out->obs.watch_late_ns = rtb_ticks_to_ns(run->watch_late_ticks);
 	for (uint32_t i = 0; i < run->ngroups; i++) {
 		struct pi_group *g = &run->group[i];
 		struct rtb_ipc_pi_group *o = &out->obs.group[i];
@@ -504,6 +511,14 @@ static void pi_group_lines(struct rtb_verdict *v, const struct rtb_ipc_pi_obs *o
 			rtb_verdict_control_evidence(v, "%s", line);
 		else
 			rtb_verdict_evidence(v, "%s", line);
+	}
+	if (!control && o->ngroups > 0) {
+		rtb_fmt_ns(line, sizeof(line), o->watch_late_ns);
+		rtb_verdict_evidence(
+			v,
+			"the controller's 10 ms watchdog woke at most %s late (the CPU "
+			"withheld from the platform, as a busy host does)",
+			line);
 	}
 }
 

@@ -80,6 +80,21 @@ int main(void)
 	CHECK(strstr(reason, "longer than 1.000 s") != NULL);
 	CHECK(strstr(reason, "worst 1.500 s") != NULL);
 
+	/* ... while the controller, above every group, was kept off the CPU for
+	 * half the bound or more: the machine withheld the CPU, not the mutex */
+	o.watch_late_ns = 600000000u;
+	CHECK(judge(&o) == RTB_INCONCLUSIVE);
+	CHECK(strstr(reason, "group 1 stalled, but the controller") != NULL);
+	CHECK(strstr(reason, "kept off the CPU for 600.000 ms") != NULL);
+	/* a watchdog late by less says nothing: the stall stands */
+	o.watch_late_ns = 400000000u;
+	CHECK(judge(&o) == RTB_FAIL);
+	/* an inversion elsewhere is behaviour, whatever the machine did */
+	o.watch_late_ns = 600000000u;
+	o.group[2].inversions = 3;
+	CHECK(judge(&o) == RTB_FAIL);
+	CHECK(strstr(reason, "group 2:") != NULL);
+
 	/* a group the watchdog found stuck, also in a run stopped early */
 	o = inherit();
 	o.group[2].stuck = true;

@@ -32,13 +32,20 @@ struct rtb_ipc_pi_obs {
 	 * request): a group that had not completed an iteration yet is not
 	 * evidence of a stall */
 	bool cut_short;
+	/* the controller, above every group, wakes every 10 ms: the most it
+	 * woke late. When it too was kept off the CPU for half the stall bound
+	 * or more, the machine withheld the CPU from the platform (a busy host,
+	 * an emulator), and a stall says nothing of the mutex. */
+	uint64_t watch_late_ns;
 	struct rtb_ipc_pi_group group[RTB_IPC_PI_GROUPS_MAX];
 };
 
 /* Fail, naming the first bad group, when a group stalled (stuck, or H waited
  * longer than the bound), made no progress, or showed an inversion.
  * Inconclusive when there is no group, when a group never had the inversion
- * set up, or when a run stopped early left a group without an iteration.
+ * set up, when a run stopped early left a group without an iteration, or
+ * when a group stalled (and none showed an inversion) while the controller
+ * itself woke late by half the stall bound or more (watch_late_ns).
  * Pass otherwise. The reason is one sentence. */
 enum rtb_outcome rtb_check_ipc_pi(const struct rtb_ipc_pi_obs *o, char *reason, size_t len);
 
