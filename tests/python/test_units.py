@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Unit conversion and number formatting."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from rtbench.model import units
@@ -72,3 +75,41 @@ def test_median() -> None:
     assert units.median([3.0, 1.0, 2.0]) == 2.0
     assert units.median([4.0, 1.0, 2.0, 3.0]) == 2.5
     assert units.median([]) is None
+
+
+def _core_units() -> set[str]:
+    """Every unit the core's sources give a metric (`.unit = "..."`), a table
+    column (`struct rtb_column NAME[] = {{"name", "unit"}, ...}`) or return from a
+    `*_metric_unit()` function."""
+    root = Path(__file__).resolve().parents[2] / "core"
+    found: set[str] = set()
+    for source in root.rglob("*.c"):
+        text = source.read_text()
+        found.update(re.findall(r'\.unit\s*=\s*"([^"]*)"', text))
+        for table in re.finditer(r"struct rtb_column\s+\w+\[\]\s*=\s*\{(.*?)\};", text, re.S):
+            found.update(u for _, u in re.findall(r'\{\s*"([^"]*)"\s*,\s*"([^"]*)"\s*\}', table[1]))
+        unit_fn = re.search(r"_metric_unit\([^)]*\)\s*\{(.*?)\n\}", text, re.S)
+        if unit_fn:  # a function that names a metric's unit (check_mem.c)
+            found.update(re.findall(r'"([^"]*)"', unit_fn[1]))
+    return found
+
+
+def test_every_unit_the_core_emits_has_a_direction_or_is_declared_without_one() -> None:
+    emitted = _core_units()
+    assert {"ticks", "ns", "ops_per_s", "bytes", "count"} <= emitted  # the reading found them
+    missing = emitted - set(units.DIRECTION)
+    assert not missing, f"units with no entry in model.units.DIRECTION: {sorted(missing)}"
+    # and what they convert to for reports, compare and history
+    assert not {units.base_unit(u) for u in emitted} - set(units.DIRECTION)
+
+
+def test_one_direction_for_compare_and_history() -> None:
+    assert units.lower_is_better("ns") is True
+    assert units.lower_is_better("bytes") is True
+    assert units.lower_is_better("instructions") is True
+    # rates, in the core's unit and in the unit reports convert them to
+    assert units.lower_is_better("ops_per_s") is False
+    assert units.lower_is_better(units.base_unit("ops_per_s")) is False
+    assert units.lower_is_better("1/s") is False
+    assert units.lower_is_better("count") is None
+    assert units.lower_is_better("furlongs") is None

@@ -33,10 +33,8 @@ from rtbench.run.load import summary as load_summary
 
 MetricKey = tuple[str, str, str]
 
+
 # Units in which a larger value is better (throughput); time units are lower-is-better.
-_HIGHER_IS_BETTER = ("ops_per_s", "per_s", "ops", "hz", "rhealstones")
-
-
 @dataclass(frozen=True)
 class System:
     """One compared system: a short name, where its result came from, and its
@@ -218,14 +216,6 @@ def load_groups(groups: Sequence[Sequence[Path]], *, alone: bool = False) -> lis
         (first, doc), *more = loaded
         systems.append(System(letter, first, doc, tuple(more)))
     return systems
-
-
-def lower_is_better(unit: str) -> bool | None:
-    if units.is_time(unit):
-        return True
-    if any(unit.endswith(u) or unit == u for u in _HIGHER_IS_BETTER):
-        return False
-    return None
 
 
 def _metric_name(m: MetricSummary) -> str:
@@ -422,7 +412,7 @@ def build(
         row_cells = [_pooled(systems[i], runs, reader) for i, runs in enumerate(run_cells)]
         first = next(c for c in row_cells if c is not None)
         label = next((c.label for c in row_cells if c is not None and c.label), None)
-        lib = lower_is_better(first.unit)
+        lib = units.lower_is_better(first.unit)
         diffs = tuple(
             None
             if i == 0

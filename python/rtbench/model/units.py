@@ -17,6 +17,40 @@ TIME_UNITS: tuple[tuple[str, float], ...] = (("ns", 1.0), ("µs", 1e3), ("ms", 1
 _TIME_IN_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
+# Every unit a value can be in (the core's protocol units, the base units
+# `base_unit` converts them to, and the units of traced figures) and which
+# way is better: "lower" (times, sizes, instruction counts), "higher"
+# (rates), or None (counts, ratios, percentages: a number with no better
+# side). One table for compare, history and the reports alike; a unit the
+# core emits that is missing here is a defect (a test reads the core's
+# sources for them).
+DIRECTION: dict[str, str | None] = {
+    "ticks": "lower",
+    "ns": "lower",
+    "us": "lower",
+    "ms": "lower",
+    "s": "lower",
+    "instructions": "lower",
+    "cycles": "lower",
+    "bytes": "lower",
+    "ops_per_s": "higher",
+    "ops/s": "higher",
+    "1/s": "higher",
+    "count": None,
+    "ratio": None,
+    "ratio_milli": None,
+    "%": None,
+    "": None,
+}
+
+
+def lower_is_better(unit: str) -> bool | None:
+    """True when a lower value in `unit` is better (times, sizes), False when a
+    higher one is (rates), None when neither is, or the unit is not known."""
+    direction = DIRECTION.get(unit)
+    return None if direction is None else direction == "lower"
+
+
 def ticks_to_ns(ticks: float, counter_hz: float) -> float:
     """Convert counter ticks to nanoseconds."""
     if counter_hz <= 0:

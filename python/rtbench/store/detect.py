@@ -34,6 +34,7 @@ from scipy import stats as sstats
 
 from rtbench.compare import significance as cstats
 from rtbench.compare.pool import merge_histograms
+from rtbench.model import units
 from rtbench.model.summary import Bucket, MetricSummary
 
 WINDOW = 10  # runs on each side of a candidate given to the tests
@@ -97,13 +98,6 @@ class Series:
     @property
     def key(self) -> str:
         return f"{self.testbed[:8]} {self.name}"
-
-
-def lower_is_better(unit: str) -> bool | None:
-    """Latencies and sizes: lower is better; rates (ops/s, Rhealstones/s): higher is."""
-    if unit in ("ns", "bytes"):
-        return True
-    return False if unit.endswith("/s") else None
 
 
 def _number(value: float | None, unit: str) -> str:
@@ -210,14 +204,15 @@ def _confirm(series: Series, cut: int, lo: int, hi: int) -> Change | None:
         cstats.from_histogram(hb),
         ha,
         hb,
-        lower_is_better=lower_is_better(series.unit),
+        lower_is_better=units.lower_is_better(series.unit),
         runs=(levels[0], levels[1]),
     )
     if diff.outcome not in ("worse", "better", "higher", "lower", "mixed"):
         return None
     tests = [t for t in (run_t_test(before, after, s) for s in ("median", "p99")) if t]
     # ... in the direction the comparison found (either for a mixed change)
-    sign = {"higher": 1, "lower": -1, "worse": -1 if lower_is_better(series.unit) is False else 1}
+    worse = -1 if units.lower_is_better(series.unit) is False else 1
+    sign = {"higher": 1, "lower": -1, "worse": worse}
     sign["better"] = -sign["worse"]
     want = sign.get(diff.outcome, 0)
     agree = [t for t in tests if (want * t.shift > 0 if want else t.shift != 0)]
@@ -257,7 +252,7 @@ def _exact_changes(series: Series) -> list[Change]:
             s = "median" if "median" in moved else moved[0]
             x, y = getattr(p, s), getattr(q, s)
             up = x is not None and y is not None and y > x
-            lower_better = lower_is_better(series.unit)
+            lower_better = units.lower_is_better(series.unit)
             if lower_better is None:
                 direction = "higher" if up else "lower"
             else:
