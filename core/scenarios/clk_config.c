@@ -192,6 +192,9 @@ void rtb_clk_config_report(const struct os_statement *os_in, const struct sleep_
 		.period_ns = clk_ns(r.a.period_ticks),
 		.period_tol_ns = clk_ns(r.a.tolerance_ticks),
 		.loop_ns = clk_ns(r.a.normal_ticks),
+		.span_ns = clk_ns(r.a.span_ticks),
+		.hole_ns = clk_ns(r.a.hole_ticks),
+		.holes = r.a.holes,
 		.sleep_measured = st.measured,
 		.sleep_typical_ns = st.median_ns[CLK_SLEEP_1US],
 		.sleeps = 0,
@@ -235,6 +238,15 @@ void rtb_clk_config_report(const struct os_statement *os_in, const struct sleep_
 			     "(above %s)",
 			     r.raised ? "top" : "normal", r.a.loops, a_buf, b_buf, r.a.disturbed,
 			     c_buf);
+	if (r.a.holes > 0) {
+		clk_fmt_ticks(a_buf, sizeof(a_buf), r.a.hole_ticks);
+		clk_fmt_ticks(b_buf, sizeof(b_buf), r.a.span_ticks - r.a.hole_ticks);
+		rtb_verdict_evidence(&v,
+				     "the CPU was taken away %zu times for %s in all (loops of 9 "
+				     "normal loops or more): the period is judged over the %s the "
+				     "loop ran",
+				     r.a.holes, a_buf, b_buf);
+	}
 	if (r.a.periodic) {
 		clk_fmt_ticks(a_buf, sizeof(a_buf), r.a.period_ticks);
 		clk_fmt_ticks(b_buf, sizeof(b_buf), r.a.tick_excess_typical_ticks);

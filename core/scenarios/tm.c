@@ -58,6 +58,7 @@
 #define TM_PERIOD_MS_MAX 600000u
 #define TM_STEP_NS 100000000u	       /* the controller folds counters this often */
 #define TM_CONTROL_NS 200000000u       /* length of a negative control's run */
+#define TM_COUNTED_NS 200000000u       /* one period of tm.coop's counted run */
 #define TM_EXIT_TIMEOUT_NS 2000000000u /* workers' time to return once told to stop */
 #define TM_SETUP_NS 100000000u	       /* allowance per test for creating and deleting */
 
@@ -72,7 +73,8 @@ static int tm_spawn(struct tm_run *run, uint32_t i)
 
 	w->run = run;
 	w->index = i;
-	return rtb_port_thread_create(&w->thread, &a, run->def->fn[i], w);
+	return rtb_port_thread_create(&w->thread, &a,
+				      run->counted ? rtb_tm_coop_counted_main : run->def->fn[i], w);
 }
 
 /* Objects and suspended workers of one test; on error, what was created
@@ -170,11 +172,14 @@ static bool tm_sleep_until(const struct rtb_ctx *ctx, struct tm_run *run, uint64
 /* One run of a test: set up, nperiods periods of period_ns, tear down.
  * Fills run->periods and run->cum for the complete periods. */
 static int tm_measure(struct rtb_ctx *ctx, struct tm_run *run, const struct tm_def *def,
-		      bool unfair, uint32_t nperiods, uint64_t period_ns, const char *what)
+		      bool unfair, bool counted, uint32_t nperiods, uint64_t period_ns,
+		      const char *what)
 {
 	rtb_memset(run, 0, sizeof(*run));
+	atomic_store(&run->turns_all, 0u);
 	run->def = def;
 	run->unfair = unfair;
+	run->counted = counted;
 	run->end_ticks = rtb_port_counter_read() +
 			 rtb_ns_to_ticks(period_ns * nperiods + TM_EXIT_TIMEOUT_NS);
 	int rc = tm_setup(run);
@@ -213,8 +218,11 @@ static int tm_measure(struct rtb_ctx *ctx, struct tm_run *run, const struct tm_d
 		pr->handled = run->total[TM_C_HANDLED] - handled_prev;
 		pr->lost = run->total[TM_C_LOST] - lost_prev;
 		pr->bad = run->total[TM_C_BAD] - bad_prev;
-		for (uint32_t i = 0; i < def->nworkers; i++)
+		for (uint32_t i = 0; i < def->nworkers; i++) {
 			run->cum[p * def->nworkers + i] = run->total[i];
+			if (p < TM_COUNTED_PERIODS)
+				run->cum_lost[p * def->nworkers + i] = run->lost[i];
+		}
 		run->nperiods = p + 1;
 		t_prev = t;
 		ops_prev = ops;
@@ -295,11 +303,91 @@ static int tm_emit(const struct rtb_ctx *ctx, const struct tm_run *run, uint64_t
 	return RTB_OK;
 }
 
-static enum rtb_outcome tm_decide(const struct tm_def *def, const uint64_t *cum, uint32_t nperiods,
-				  char *reason, size_t len)
+static enum rtb_outcome tm_decide(const struct tm_run *run, uint32_t nperiods, char *reason,
+				  size_t len)
 {
-	return def->chain ? rtb_check_tm_chain(cum, def->nworkers, nperiods, reason, len)
-			  : rtb_check_tm_coop(cum, def->nworkers, nperiods, reason, len);
+	const struct tm_def *def = run->def;
+
+	if (def->chain)
+		return rtb_check_tm_chain(run->cum, def->nworkers, nperiods, reason, len);
+	if (run->counted)
+		return rtb_check_tm_coop_counted(run->cum, run->cum_lost, def->nworkers, nperiods,
+						 reason, len);
+	return rtb_check_tm_coop(run->cum, def->nworkers, nperiods, reason, len);
+}
+
+/* Evidence lines of the periods of a run, while room is left (one line is
+ * kept for what follows). */
+static void tm_period_evidence(struct rtb_verdict *v, const struct tm_run *run, const char *what)
+{
+	const uint32_t nw = run->def->nworkers;
+	char counts[RTB_LINE_MAX], lost[RTB_LINE_MAX];
+
+	for (uint32_t p = 0; p < run->nperiods; p++) {
+		if (v->nevidence + 3 >= RTB_EVIDENCE_MAX) {
+			rtb_verdict_evidence(v, "(%" RTB_PRIu32 " more %s in table \"periods\")",
+					     run->nperiods - p, what);
+			break;
+		}
+		rtb_tm_counts_text(counts, sizeof(counts), &run->cum[p * nw], nw);
+		if (!run->counted) {
+			rtb_verdict_evidence(v, "end of %s %" RTB_PRIu32 ", turns per thread: %s",
+					     what, p + 1, counts);
+			continue;
+		}
+		rtb_tm_counts_text(lost, sizeof(lost), &run->cum_lost[p * nw], nw);
+		rtb_verdict_evidence(
+			v, "end of %s %" RTB_PRIu32 ", turns per thread: %s; taken away: %s", what,
+			p + 1, counts, lost);
+	}
+}
+
+/* tm.coop whose measured periods drifted apart: does the OS take turns
+ * away (a time slice, a preemption that sends the thread to the back)? The
+ * same threads run again, counting the turns taken away; if there are
+ * some, that run is what is judged (rtb_check_tm_coop_counted). Returns
+ * true when the verdict is now the counted run's. */
+static bool tm_coop_counted(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdict *v,
+			    bool unfair_platform)
+{
+	const struct tm_def *def = run->def;
+	char first[RTB_LINE_MAX], why[RTB_LINE_MAX];
+	uint64_t taken = 0;
+
+	rtb_fmt(first, sizeof(first), "%s", v->reason);
+	int rc = tm_measure(ctx, run, def, unfair_platform, true, TM_COUNTED_PERIODS, TM_COUNTED_NS,
+			    "periods of the counted run");
+	if (rc != RTB_OK || run->nperiods != TM_COUNTED_PERIODS) {
+		v->outcome = RTB_INCONCLUSIVE;
+		rtb_fmt(v->reason, sizeof(v->reason),
+			"the turns drifted apart and the run that counts the turns taken away "
+			"could not run (%s)",
+			rc != RTB_OK ? ctx->reason : "cut short");
+		ctx->reason[0] = '\0';
+		return false;
+	}
+	for (uint32_t i = 0; i < def->nworkers; i++)
+		taken += run->cum_lost[(TM_COUNTED_PERIODS - 1) * def->nworkers + i];
+	if (taken == 0) {
+		rtb_verdict_evidence(v,
+				     "a run of %u x %u ms counting the turns the OS takes away saw "
+				     "none: the drift is not the OS's doing",
+				     TM_COUNTED_PERIODS, TM_COUNTED_NS / 1000000u);
+		return false;
+	}
+	if (rtb_port_property("lacks.policy_fifo", why, sizeof(why)) != RTB_OK)
+		rtb_fmt(why, sizeof(why), "the port does not say why");
+	rtb_verdict_evidence(v, "not judged within 1: %s", first);
+	rtb_verdict_evidence(v, "the OS gives the CPU to the next thread of the priority without "
+				"a relinquish: the thread it leaves loses a turn");
+	rtb_verdict_evidence(v, "the port says: %s", why);
+	rtb_verdict_evidence(v,
+			     "judged instead: %u periods of %u ms where each thread also counts "
+			     "the turns taken away from it",
+			     TM_COUNTED_PERIODS, TM_COUNTED_NS / 1000000u);
+	tm_period_evidence(v, run, "counted period");
+	v->outcome = tm_decide(run, run->nperiods, v->reason, sizeof(v->reason));
+	return true;
 }
 
 /* The fairness verdict of tm.coop or tm.preempt: the measured periods just
@@ -313,7 +401,7 @@ static int tm_fairness(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdi
 					: "thread 0 relinquishes only every second turn";
 
 	rtb_verdict_init(v, def->id, NULL, "fairness");
-	v->outcome = tm_decide(def, run->cum, run->nperiods, v->reason, sizeof(v->reason));
+	v->outcome = tm_decide(run, run->nperiods, v->reason, sizeof(v->reason));
 	if (def->chain)
 		rtb_verdict_evidence(v,
 				     "%" RTB_PRIu32
@@ -329,26 +417,21 @@ static int tm_fairness(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdi
 				     def->nworkers);
 	if (unfair_platform)
 		rtb_verdict_evidence(v, "option %s.unfair=1: %s", def->id, broken);
-	for (uint32_t p = 0; p < run->nperiods; p++) {
-		if (v->nevidence + 1 >= RTB_EVIDENCE_MAX) {
-			rtb_verdict_evidence(v,
-					     "(%" RTB_PRIu32 " more periods in table \"periods\")",
-					     run->nperiods - p);
-			break;
-		}
-		rtb_tm_counts_text(counts, sizeof(counts), &run->cum[p * def->nworkers],
-				   def->nworkers);
-		rtb_verdict_evidence(v, "end of period %" RTB_PRIu32 ", turns per thread: %s",
-				     p + 1, counts);
-	}
+	tm_period_evidence(v, run, "period");
+	bool counted = !def->chain && v->outcome == RTB_FAIL &&
+		       tm_coop_counted(ctx, run, v, unfair_platform);
 
-	int rc = tm_measure(ctx, run, def, true, 1, TM_CONTROL_NS,
+	int rc = tm_measure(ctx, run, def, true, counted, 1, TM_CONTROL_NS,
 			    "periods of the negative control");
 	enum rtb_outcome co = RTB_INCONCLUSIVE;
 	if (rc == RTB_OK && run->nperiods == 1) {
-		co = tm_decide(def, run->cum, 1, reason, sizeof(reason));
+		co = tm_decide(run, 1, reason, sizeof(reason));
 		rtb_tm_counts_text(counts, sizeof(counts), run->cum, def->nworkers);
 		rtb_verdict_control_evidence(v, "after 200 ms, turns per thread: %s", counts);
+		if (counted) {
+			rtb_tm_counts_text(counts, sizeof(counts), run->cum_lost, def->nworkers);
+			rtb_verdict_control_evidence(v, "taken away: %s", counts);
+		}
 		rtb_verdict_control_evidence(v, "outcome %s: %s", rtb_outcome_name(co), reason);
 	} else {
 		rtb_verdict_control_evidence(v, "the control could not run: %s",
@@ -356,7 +439,8 @@ static int tm_fairness(struct rtb_ctx *ctx, struct tm_run *run, struct rtb_verdi
 		ctx->reason[0] = '\0';
 		rc = RTB_OK;
 	}
-	rtb_verdict_conclude(v, co, "the same threads for 200 ms, where %s", broken);
+	rtb_verdict_conclude(v, co, "the same threads%s for 200 ms, where %s",
+			     counted ? ", counting the turns taken away," : "", broken);
 	return rc;
 }
 
@@ -384,7 +468,8 @@ static uint64_t tm_fit(const struct rtb_ctx *ctx, uint64_t periods, uint64_t per
 	uint64_t left_ns = (int64_t)(ctx->budget_end_ticks - now) > 0
 				   ? rtb_ticks_to_ns(ctx->budget_end_ticks - now)
 				   : 0;
-	uint64_t fixed_ns = ntests * TM_SETUP_NS + 2 * (TM_CONTROL_NS + TM_SETUP_NS);
+	uint64_t fixed_ns = ntests * TM_SETUP_NS + 2 * (TM_CONTROL_NS + TM_SETUP_NS) +
+			    TM_COUNTED_PERIODS * TM_COUNTED_NS + TM_SETUP_NS;
 	uint64_t per_period_ns = ntests * period_ns;
 
 	if (fixed_ns + per_period_ns * periods <= left_ns)
@@ -487,8 +572,8 @@ static int run_tm(struct rtb_ctx *ctx)
 				     rtb_ctx_expired_cause(ctx));
 			continue;
 		}
-		rc = tm_measure(ctx, &st->run, def, unfair[t] == 1, (uint32_t)periods, period_ns,
-				"periods");
+		rc = tm_measure(ctx, &st->run, def, unfair[t] == 1, false, (uint32_t)periods,
+				period_ns, "periods");
 		if (rc == RTB_OK && st->run.nperiods > 0)
 			rc = tm_emit(ctx, &st->run, period_ms, &st->mean[t]);
 		if (rc == RTB_OK && st->run.nperiods > 0) {

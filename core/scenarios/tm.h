@@ -7,6 +7,8 @@
 #ifndef RTB_SCENARIO_TM_H
 #define RTB_SCENARIO_TM_H
 
+#include <stdatomic.h>
+
 #include "rtb/check_tm.h"
 
 #define TM_WORKERS_MAX 5
@@ -17,6 +19,7 @@
 #define TM_PERIODS_MAX 64u
 #define TM_HANDOFF_TIMEOUT_NS 100000000u /* an interrupt hand-off not done by then is lost */
 #define TM_CHECK_MASK 255u		 /* workers test their own end time every 256 turns */
+#define TM_COUNTED_PERIODS 3u		 /* periods of tm.coop's counted run */
 
 enum tm_test {
 	TM_BASIC,
@@ -68,6 +71,11 @@ struct tm_period {
 struct tm_run {
 	const struct tm_def *def;
 	bool unfair;
+	/* tm.coop's counted run: each thread also counts the turns the OS took
+	 * away from it (rtb_tm_coop_counted_main) */
+	bool counted;
+	_Atomic uint32_t turns_all;		/* every thread's turns, in the counted run */
+	volatile uint32_t lost[TM_WORKERS_MAX]; /* turns taken away, per thread */
 	struct tm_worker w[TM_WORKERS_MAX];
 	struct rtb_sem *sem;
 	struct rtb_mq *mq;
@@ -81,11 +89,16 @@ struct tm_run {
 	uint32_t nperiods; /* complete periods measured */
 	struct tm_period periods[TM_PERIODS_MAX];
 	uint64_t cum[TM_PERIODS_MAX * TM_WORKERS_MAX]; /* per-thread totals at period ends */
+	uint64_t cum_lost[TM_COUNTED_PERIODS * TM_WORKERS_MAX]; /* lost[] at period ends */
 	volatile uint32_t words[TM_BASIC_WORDS];
 };
 
 /* The eight tests, in run order (tm_workers.c). */
 extern const struct tm_def rtb_tm_defs[TM_TESTS];
+
+/* tm.coop's thread in the counted run: a turn as coop's, and the turns the
+ * OS took away from the thread counted in run->lost (see tm_workers.c). */
+void rtb_tm_coop_counted_main(void *arg);
 
 /* The interrupt handler of tm.irq and tm.irq_preempt (arg: the struct tm_run):
  * counts, and signals run->sem. */

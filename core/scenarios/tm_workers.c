@@ -52,6 +52,39 @@ static void coop_main(void *arg)
 	w->done = 1;
 }
 
+/*
+ * coop_main, and the turns the OS takes away. Where the OS gives the CPU to
+ * the next thread of the priority without a relinquish (a time slice ends,
+ * or, in FreeRTOS, a higher-priority thread blocks and the next one of the
+ * priority is chosen), the thread it left loses its place: the others have
+ * one more turn each before it counts again. Each thread takes a number
+ * from one shared counter per turn, so it sees how many turns the others
+ * had since its own last one (rtb_tm_turn_lost() says whether it lost its
+ * place); it counts at most one turn taken away per turn, so a thread whose
+ * relinquish does nothing still has far more turns than the others.
+ */
+void rtb_tm_coop_counted_main(void *arg)
+{
+	struct tm_worker *w = arg;
+	struct tm_run *run = w->run;
+	const uint32_t nw = run->def->nworkers;
+	uint32_t last = 0;
+
+	for (uint32_t n = 1;; n++) {
+		uint32_t ticket =
+			atomic_fetch_add_explicit(&run->turns_all, 1u, memory_order_relaxed);
+		if (n > 1 && rtb_tm_turn_lost(ticket - last - 1, nw))
+			run->lost[w->index]++;
+		last = ticket;
+		run->raw[w->index] = n;
+		if (tm_should_stop(run, n))
+			break;
+		if (!(run->unfair && w->index == 0 && (n & 1u) != 0))
+			rtb_port_thread_yield();
+	}
+	w->done = 1;
+}
+
 static void chain_low_main(void *arg)
 {
 	struct tm_worker *w = arg;

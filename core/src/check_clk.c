@@ -188,8 +188,8 @@ static void pair_events(const uint64_t *ev_t, size_t m, uint64_t p, uint64_t tol
  * so that fewer unrelated disturbances pass for tick loops. The pairs that
  * count towards the period are those beyond the background: the pairs the
  * same number of events would form at random within the tolerance. */
-static void check_period(const uint64_t *ev_t, size_t m, uint64_t span, uint64_t res, uint64_t p,
-			 uint64_t *ev_tick, uint64_t *dist, struct period_result *r)
+static void check_period(const uint64_t *ev_t, size_t m, uint64_t span, size_t holes, uint64_t res,
+			 uint64_t p, uint64_t *ev_tick, uint64_t *dist, struct period_result *r)
 {
 	rtb_memset(r, 0, sizeof(*r));
 	rtb_memset(ev_tick, 0, sizeof(uint64_t) * m);
@@ -204,7 +204,8 @@ static void check_period(const uint64_t *ev_t, size_t m, uint64_t span, uint64_t
 			pair_events(ev_t, m, p, narrow, ev_tick, dist, r);
 		}
 	}
-	r->expected = span / p > 1 ? (size_t)(span / p) - 1 : 0;
+	/* each hole (a loop the CPU was taken from) breaks one chain of pairs */
+	r->expected = span / p > 1 + holes ? (size_t)(span / p) - 1 - holes : 0;
 	if (r->pairs == 0)
 		return;
 	r->period = dist[r->pairs / 2];
@@ -218,6 +219,10 @@ static void check_period(const uint64_t *ev_t, size_t m, uint64_t span, uint64_t
 		      beyond >= (double)RTB_CLK_PAIRS_MIN && 2.0 * beyond >= (double)r->expected &&
 		      beyond >= 5.0 * rtb_sqrt(chance);
 }
+
+/* A loop this many normal loops long or longer is a hole: far beyond what a
+ * tick costs, as the long-gap limit's floor (8 normal loops of excess). */
+#define HOLE_LOOPS 9u
 
 #define CLUSTER_BINS 128
 #define CLUSTER_LOW 32 /* bins below the median */
@@ -300,6 +305,16 @@ bool rtb_clk_analyse(const uint64_t *loop_ticks, size_t n, uint64_t min_excess_t
 		t += loop_ticks[i];
 	}
 	out->span_ticks = t;
+	/* Loops far longer than a tick could make (the CPU taken away: the host
+	 * of an emulator, a hypervisor) hide the ticks inside them: the period
+	 * is judged over the time the loop ran, not the time it lost. */
+	for (size_t i = 0; i < n; i++) {
+		if (loop_ticks[i] > HOLE_LOOPS * res) {
+			out->holes++;
+			out->hole_ticks += loop_ticks[i];
+		}
+	}
+	uint64_t seen = t - out->hole_ticks;
 	out->normal = n - out->disturbed;
 	out->too_dense = clusters > me;
 
@@ -315,8 +330,8 @@ bool rtb_clk_analyse(const uint64_t *loop_ticks, size_t n, uint64_t min_excess_t
 			max_lag = (uint64_t)((double)max_lag * (double)PAIRS_WORK_MAX / work);
 		struct lag_hist h;
 		lag_histogram(ev_t, m, max_lag, res, dist, 4 * me, &h);
-		uint64_t p = candidate_period(&h, t, res);
-		check_period(ev_t, m, t, res, p, ev_tick, dist, &pr);
+		uint64_t p = candidate_period(&h, seen, res);
+		check_period(ev_t, m, seen, out->holes, res, p, ev_tick, dist, &pr);
 	}
 	out->tolerance_ticks = pr.tol;
 	out->expected_pairs = pr.expected;
@@ -497,6 +512,16 @@ static void decide_period(const struct rtb_clk_facts *f, uint64_t stated_period,
 				"no periodic tick on the busy CPU, as full "
 				"dynticks allow (stated %llu Hz when running)",
 				(unsigned long long)f->stated_hz);
+		} else if (f->span_ns != 0 && f->hole_ns * 10 >= f->span_ns) {
+			char ran[32], span[32];
+			rtb_fmt_ns(ran, sizeof(ran), f->span_ns - f->hole_ns);
+			rtb_fmt_ns(span, sizeof(span), f->span_ns);
+			d->outcome = RTB_INCONCLUSIVE;
+			rtb_fmt(d->reason, sizeof(d->reason),
+				"the OS states a %llu Hz tick but no periodic disturbance "
+				"was found: the busy loop ran %s of %s, the CPU was taken "
+				"away %zu times",
+				(unsigned long long)f->stated_hz, ran, span, f->holes);
 		} else {
 			d->outcome = RTB_INCONCLUSIVE;
 			rtb_fmt(d->reason, sizeof(d->reason),

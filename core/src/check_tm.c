@@ -72,6 +72,62 @@ enum rtb_outcome rtb_check_tm_coop(const uint64_t *counts, uint32_t nthreads, ui
 	return RTB_PASS;
 }
 
+enum rtb_outcome rtb_check_tm_coop_counted(const uint64_t *counts, const uint64_t *lost,
+					   uint32_t nthreads, uint32_t nperiods, char *reason,
+					   size_t reason_len)
+{
+	if (malformed(counts, nthreads, nperiods, reason, reason_len))
+		return RTB_INCONCLUSIVE;
+	if (lost == NULL) {
+		rtb_fmt(reason, reason_len, "no count of lost turns: nothing to judge");
+		return RTB_INCONCLUSIVE;
+	}
+	if (too_few_turns(counts, nthreads, nperiods, reason, reason_len))
+		return RTB_INCONCLUSIVE;
+	const uint64_t *c = counts + (size_t)(nperiods - 1) * nthreads;
+	const uint64_t *l = lost + (size_t)(nperiods - 1) * nthreads;
+	uint64_t all_lost = 0, fewest = c[0];
+	for (uint32_t i = 0; i < nthreads; i++) {
+		all_lost += l[i];
+		fewest = RTB_MIN(fewest, c[i]);
+	}
+	if (all_lost * 8 > fewest) {
+		rtb_fmt(reason, reason_len,
+			"%llu turns taken away by the end, more than an eighth of the %llu of the "
+			"thread with the fewest: too often to see each one, cannot judge",
+			(unsigned long long)all_lost, (unsigned long long)fewest);
+		return RTB_INCONCLUSIVE;
+	}
+	for (uint32_t p = 0; p < nperiods; p++) {
+		c = counts + (size_t)p * nthreads;
+		l = lost + (size_t)p * nthreads;
+		uint32_t low = 0, high = 0;
+		for (uint32_t i = 1; i < nthreads; i++) {
+			if (c[i] + l[i] < c[low] + l[low])
+				low = i;
+			if (c[i] + l[i] > c[high] + l[high])
+				high = i;
+		}
+		if (c[high] + l[high] - (c[low] + l[low]) > 2) {
+			rtb_fmt(reason, reason_len,
+				"period %" RTB_PRIu32 ": thread %" RTB_PRIu32
+				" had %llu turns (+%llu taken away) and thread %" RTB_PRIu32
+				" %llu (+%llu): more than 2 apart with the turns taken away "
+				"counted, the threads did not take turns",
+				p + 1, high, (unsigned long long)c[high],
+				(unsigned long long)l[high], low, (unsigned long long)c[low],
+				(unsigned long long)l[low]);
+			return RTB_FAIL;
+		}
+	}
+	rtb_fmt(reason, reason_len,
+		"at the end of each of the %" RTB_PRIu32
+		" periods every thread's count, with the turns the OS took away from it "
+		"counted (%llu in all), was within 2 of the others'",
+		nperiods, (unsigned long long)all_lost);
+	return RTB_PASS;
+}
+
 enum rtb_outcome rtb_check_tm_chain(const uint64_t *counts, uint32_t nthreads, uint32_t nperiods,
 				    char *reason, size_t reason_len)
 {

@@ -43,6 +43,8 @@ struct series_spec {
 	uint32_t spike_every;  /* 0: none; else a random spike about every N loops */
 	uint32_t gap_every;    /* 0: none; else every N-th tick takes `gap` (throttling) */
 	uint64_t gap;
+	uint32_t host_every; /* 0: none; else the CPU is taken away about every N loops */
+	uint64_t host_gap;   /* for host_gap / 2 to 3 host_gap / 2 */
 };
 
 static uint64_t *make_series(const struct series_spec *s)
@@ -63,6 +65,13 @@ static uint64_t *make_series(const struct series_spec *s)
 		}
 		if (s->spike_every != 0 && rnd() % s->spike_every == 0)
 			d += 4000 + rnd() % 200000;
+		if (s->host_every != 0 && rnd() % s->host_every == 0) {
+			uint64_t lost = s->host_gap / 2 + rnd() % (s->host_gap + 1);
+			/* the ticks inside cost nothing visible: they are in the gap */
+			while (next_tick < t + d + lost)
+				next_tick += s->period;
+			d += lost;
+		}
 		v[i] = d;
 		t += d;
 	}
@@ -158,6 +167,26 @@ static void test_jitter(void)
 	CHECK(a.tick_excess_worst_ticks <= EXCESS + EXCESS / 2 + NORMAL / 50);
 	CHECK(a.tick_excess_min_ticks + NORMAL / 50 >= EXCESS / 2);
 	CHECK(a.tick > a.span_ticks / PERIOD * 9 / 10);
+}
+
+/* An emulator on a busy host: the CPU is taken away for 20 ticks or so
+ * every 10 ticks of loops, hiding the ticks inside. Judged over the time
+ * the loop ran, the tick is still found; over the whole span it was not. */
+static void test_busy_host(void)
+{
+	struct series_spec s = {.n = 150000,
+				.period = PERIOD,
+				.excess = EXCESS,
+				.host_every = 2000,
+				.host_gap = 20 * PERIOD};
+	struct rtb_clk_analysis a;
+
+	CHECK(analyse(&s, &a, NULL));
+	CHECK(a.holes > 40 && a.hole_ticks > a.span_ticks / 3);
+	CHECK(a.periodic);
+	CHECK(near(a.period_ticks, PERIOD, 2 * NORMAL));
+	CHECK(a.expected_pairs < (a.span_ticks - a.hole_ticks) / PERIOD);
+	CHECK(a.gap == a.holes);
 }
 
 static void test_missed_ticks(void)
@@ -439,6 +468,7 @@ int main(void)
 	test_throttling_gap();
 	test_jitter();
 	test_missed_ticks();
+	test_busy_host();
 	test_tickless();
 	test_random_spikes();
 	test_tick_and_spikes();

@@ -6,6 +6,7 @@
  * starved; a preemption chain stopped at every point of a pass, one that
  * lost resumes, one whose resume did not preempt; malformed observations.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "check.h"
@@ -100,6 +101,88 @@ static void test_coop_inconclusive(void)
 	CHECK(rtb_check_tm_coop(short_unfair, N, 1, reason, sizeof(reason)) == RTB_FAIL);
 }
 
+/*
+ * A model of an OS that takes turns away: a ready list walked in a circle
+ * (as FreeRTOS does), threads that take a ticket and count (the counted run's
+ * turn, rtb_tm_turn_lost() deciding), then relinquish; after `slice_every`
+ * visits and up to as many again (at random), the thread that has the CPU is
+ * sent on without relinquishing, before or after its count. unfair: thread 0
+ * relinquishes every second turn.
+ * Fills the counts and lost turns at the end of `periods` periods of
+ * `visits` visits each.
+ */
+static void sliced_model(uint64_t *c, uint64_t *lost, uint32_t periods, uint32_t visits,
+			 uint32_t slice_every, bool unfair)
+{
+	uint32_t tickets = 0, last[N] = {0}, turns[N] = {0}, lost_now[N] = {0};
+	bool counted[N] = {false}; /* counted, its relinquish still to come */
+	uint64_t rng = 99;
+	uint32_t cur = 0, since_slice = 0, next_slice = slice_every;
+
+	for (uint32_t p = 0; p < periods; p++) {
+		for (uint32_t v = 0; v < visits; v++, cur = (cur + 1) % N) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			bool slice = ++since_slice >= next_slice;
+			bool before = slice && (rng >> 40) % 2 == 0;
+			if (slice) {
+				since_slice = 0;
+				next_slice =
+					slice_every + (uint32_t)((rng >> 20) % (slice_every + 1u));
+			}
+			if (counted[cur]) { /* back where it was sent on: relinquishes */
+				counted[cur] = false;
+				continue;
+			}
+			if (before)
+				continue;
+			for (int k = 0; k < (unfair && cur == 0 ? 2 : 1); k++) {
+				uint32_t ticket = tickets++;
+				if (turns[cur] > 0 && rtb_tm_turn_lost(ticket - last[cur] - 1, N))
+					lost_now[cur]++;
+				last[cur] = ticket;
+				turns[cur]++;
+			}
+			counted[cur] = slice;
+		}
+		for (uint32_t i = 0; i < N; i++) {
+			c[p * N + i] = turns[i];
+			lost[p * N + i] = lost_now[i];
+		}
+	}
+}
+
+static void test_coop_counted(void)
+{
+	uint64_t c[PERIODS * N], lost[PERIODS * N];
+
+	/* slices far apart: the plain check fails, every lost turn is seen */
+	for (uint32_t every = 40; every < 100; every += 7) {
+		sliced_model(c, lost, PERIODS, 20011, every, false);
+		CHECK(rtb_check_tm_coop(c, N, PERIODS, reason, sizeof(reason)) == RTB_FAIL);
+		CHECK(rtb_check_tm_coop_counted(c, lost, N, PERIODS, reason, sizeof(reason)) ==
+		      RTB_PASS);
+		CHECK(strstr(reason, "took away") != NULL);
+	}
+	/* the same with thread 0 relinquishing every second turn */
+	sliced_model(c, lost, PERIODS, 20011, 47, true);
+	CHECK(rtb_check_tm_coop_counted(c, lost, N, PERIODS, reason, sizeof(reason)) == RTB_FAIL);
+	CHECK(strstr(reason, "thread 0") != NULL);
+	/* no slicing: nothing lost, the same as the plain check */
+	sliced_model(c, lost, PERIODS, 20011, UINT32_MAX, false);
+	CHECK(rtb_check_tm_coop_counted(c, lost, N, PERIODS, reason, sizeof(reason)) == RTB_PASS);
+	CHECK(lost[PERIODS * N - 1] == 0);
+	/* a relinquish that does nothing: lost turns cannot cover the gap */
+	uint64_t noop[N] = {900, 40, 40, 40, 40}, noop_lost[N] = {0, 1, 1, 1, 1};
+	CHECK(rtb_check_tm_coop_counted(noop, noop_lost, N, 1, reason, sizeof(reason)) == RTB_FAIL);
+	/* slices at every other visit: too often to count each */
+	sliced_model(c, lost, PERIODS, 20011, 3, false);
+	CHECK(rtb_check_tm_coop_counted(c, lost, N, PERIODS, reason, sizeof(reason)) ==
+	      RTB_INCONCLUSIVE);
+	CHECK(strstr(reason, "too often") != NULL);
+	CHECK(rtb_check_tm_coop_counted(c, NULL, N, PERIODS, reason, sizeof(reason)) ==
+	      RTB_INCONCLUSIVE);
+}
+
 static void test_chain_fair(void)
 {
 	uint64_t c[PERIODS * N];
@@ -177,6 +260,7 @@ int main(void)
 	test_coop_fair();
 	test_coop_unfair();
 	test_coop_inconclusive();
+	test_coop_counted();
 	test_chain_fair();
 	test_chain_unfair();
 	test_chain_inconclusive();

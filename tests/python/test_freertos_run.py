@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from board_runs import assert_same_figures, figures, run_ok, run_twice, verdicts
+from board_runs import assert_same_figures, figures, run_ok, run_twice, verdict, verdicts
 from conftest import RunCli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS
@@ -43,13 +43,17 @@ def test_the_image_runs_scenarios_and_their_verdicts(run_cli: RunCli, tmp_path: 
 
 
 def test_deterministic_runs_give_identical_figures(run_cli: RunCli, tmp_path: Path) -> None:
+    """The same figures twice; and CLK-B-CFG, run with them, is sure of the tick
+    under -icount (every sleep and loop at the same phase of it), control caught."""
     runs = run_twice(
         run_cli, tmp_path, "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
-        timeout=600,
+        "clk.tick.config", timeout=600,
     )  # fmt: skip
     first, second = (figures(data) for data in runs)
     assert len(first) >= len(LATENCY)  # every scenario gave figures
     assert_same_figures(first, second)
+    tick = verdict(runs[0], "clk.tick.config", "tick_config")
+    assert (tick["outcome"], tick["control"]["outcome"]) == ("pass", "caught"), tick
 
 
 def test_checks_on_measures_the_checked_configuration_and_says_so(

@@ -32,13 +32,16 @@ LATENCY = ("sem.wait.block", "sem.wait.available", "mut.lock.block")
 def test_deterministic_runs_give_identical_figures(run_cli: RunCli, tmp_path: Path) -> None:
     runs = run_twice(
         run_cli, tmp_path, "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
-        timeout=900,
+        "clk.tick.config", timeout=900,
     )  # fmt: skip
     assert [data["host"]["kernel"]["system"] for data in runs] == ["ThreadX", "ThreadX"]
     first, second = (figures(data, by_params=True) for data in runs)
     assert {name for name, _, _ in first} >= set(LATENCY)  # every scenario gave figures
     assert all(stats.get("count", 0) > 0 for stats in first.values())
     assert_same_figures(first, second)
+    # CLK-B-CFG, run with them, is sure of the tick under -icount, control caught
+    tick = verdict(runs[0], "clk.tick.config", "tick_config")
+    assert (tick["outcome"], tick["control"]["outcome"]) == ("pass", "caught"), tick
 
 
 def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from board_runs import assert_same_figures, figures, result_records, run_ok, run_twice
+from board_runs import assert_same_figures, figures, result_records, run_ok, run_twice, verdict
 from conftest import cli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS, UCOS3
@@ -55,13 +55,16 @@ RUN_TIMEOUT_S = 1800
 def test_deterministic_runs_give_identical_figures(tmp_path: Path) -> None:
     runs = run_twice(
         functools.partial(cli, cwd=tmp_path), tmp_path, "run", "--target", SPEC,
-        "--deterministic", "--only", "sem.wait.available", "mq.send.no_waiter", *SHORT,
-        timeout=RUN_TIMEOUT_S,
+        "--deterministic", "--only", "sem.wait.available", "mq.send.no_waiter",
+        "clk.tick.config", *SHORT, timeout=RUN_TIMEOUT_S,
     )  # fmt: skip
     first, second = (figures(data) for data in runs)
     # the calibration, the semaphore's wait and signal, the queue's send and receive
     assert {k[0] for k in first} >= {"sem.wait.available", "mq.send.no_waiter"}, first
     assert_same_figures(first, second)
+    # CLK-B-CFG, run with them, is sure of the tick under -icount, control caught
+    tick = verdict(runs[0], "clk.tick.config", "tick_config")
+    assert (tick["outcome"], tick["control"]["outcome"]) == ("pass", "caught"), tick
 
 
 @pytest.fixture(scope="module")

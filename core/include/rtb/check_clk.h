@@ -44,6 +44,10 @@ struct rtb_clk_analysis {
 	bool valid; /* false: too few loops (the rest is zero) */
 	size_t loops;
 	uint64_t span_ticks; /* sum of all durations */
+	/* holes: loops of 9 normal loops or more, the CPU taken away (they
+	 * hide the ticks inside them; the period is judged without them) */
+	size_t holes;
+	uint64_t hole_ticks;
 
 	/* classification (same unit as the durations) */
 	uint64_t normal_ticks;	  /* median loop: the normal loop time */
@@ -113,7 +117,12 @@ struct rtb_clk_analysis {
  *    a period when the pairs beyond those the same number of random
  *    disturbances would form by chance are at least RTB_CLK_PAIRS_MIN,
  *    half of span / period - 1, and five standard deviations of the chance
- *    count.
+ *    count. The span here is the time the loop ran: loops of 9 normal
+ *    loops or more (holes: the CPU was taken away, by an emulator's busy
+ *    host, a hypervisor) hide the ticks inside them, so their time is left
+ *    out and each breaks one chain of pairs (one pair fewer expected); the
+ *    candidate's "half of span / lag" and the chance density use that
+ *    span too.
  *  - clusters with a neighbour one period away (either side) are tick
  *    loops (their first loop); all other disturbed loops are "other".
  *  - a disturbed loop whose excess over the normal loop is above
@@ -153,10 +162,13 @@ struct rtb_clk_sleep {
 
 struct rtb_clk_facts {
 	/* measured */
-	bool periodic;		   /* a periodic disturbance was found */
-	uint64_t period_ns;	   /* its period */
-	uint64_t period_tol_ns;	   /* the period search's tolerance */
-	uint64_t loop_ns;	   /* normal loop time: the time resolution */
+	bool periodic;		/* a periodic disturbance was found */
+	uint64_t period_ns;	/* its period */
+	uint64_t period_tol_ns; /* the period search's tolerance */
+	uint64_t loop_ns;	/* normal loop time: the time resolution */
+	uint64_t span_ns;	/* the busy loops' whole time (0: not known) */
+	uint64_t hole_ns;	/* of which the CPU was taken away (holes) */
+	size_t holes;
 	bool sleep_measured;	   /* short sleeps were timed */
 	uint64_t sleep_typical_ns; /* median wake-up of a 1 us sleep */
 	/* every request timed, shortest first (0 entries: only the 1 us one
@@ -198,7 +210,8 @@ struct rtb_clk_decision {
  *    the timer's granularity; a request the timer must round up does.
  *  - inconclusive: the OS states a tick that runs on a busy CPU but no
  *    periodic disturbance was found (the tick may cost less than the
- *    detection threshold); or the period found is an integer multiple or
+ *    detection threshold; when holes took a tenth of the span or more, the
+ *    reason says the CPU was taken away instead); or the period found is an integer multiple or
  *    fraction of the stated one (k = 2..64, within max(5 %, 2 loops + the
  *    search tolerance)): the stated tick may hide among a faster periodic
  *    disturbance from elsewhere (a hypervisor's timer), or only every k-th

@@ -34,6 +34,39 @@
 enum rtb_outcome rtb_check_tm_coop(const uint64_t *counts, uint32_t nthreads, uint32_t nperiods,
 				   char *reason, size_t reason_len);
 
+/* tm.coop where the OS takes turns away: where it gives the CPU to the next
+ * thread of the priority without a relinquish (time slicing; in FreeRTOS
+ * also a higher-priority thread that blocks), the thread it left loses its
+ * place and falls one turn behind for good, so the counters drift apart
+ * with no fault in the relinquish. lost[p * nthreads + i] is how many turns
+ * thread i had been seen to lose that way by the end of period p (the
+ * threads count them: core/scenarios/tm_workers.c). Every thread's counter
+ * plus its lost turns must be within 2 of every other's: 1 for the round in
+ * progress, 1 for a thread that lost its place and has not had a turn
+ * since, the turn that shows it the loss.
+ *   INCONCLUSIVE as for rtb_check_tm_coop, and when the lost turns are
+ *   more than an eighth of the turns of the thread with the fewest (turns
+ *   taken away so often that two may fall in the same rounds, where one
+ *   goes unseen);
+ *   FAIL if, in some period, two counters with their lost turns added are
+ *   more than 2 apart;
+ *   PASS otherwise. */
+enum rtb_outcome rtb_check_tm_coop_counted(const uint64_t *counts, const uint64_t *lost,
+					   uint32_t nthreads, uint32_t nperiods, char *reason,
+					   size_t reason_len);
+
+/* Did a thread of tm.coop's counted run lose its place since its own last
+ * turn? others_turns: the turns the other threads had in between. They have
+ * n - 1 when the threads take turns (fewer when one of them lost its
+ * place), 2 (n - 1) when this thread lost its place; 2 (n - 1) - 1 or more
+ * counts as lost (another thread may have lost its place in the same two
+ * rounds). A thread 0 that relinquishes every second turn gives the others
+ * n turns, below the mark with 4 threads or more (tm.coop has 5). */
+static inline bool rtb_tm_turn_lost(uint32_t others_turns, uint32_t nthreads)
+{
+	return nthreads >= 2 && others_turns >= 2 * (nthreads - 1) - 1;
+}
+
 /* tm.preempt: a chain of threads of distinct priorities; thread 0 is the
  * lowest and resumes thread 1, each resumes the next higher one and then
  * suspends itself, so a full pass runs every thread once, the highest
