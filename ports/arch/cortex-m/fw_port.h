@@ -87,10 +87,10 @@ static inline uint64_t rtb_fw_counter_hz(const struct rtb_port_config *cfg)
  * handler ends, the timer has already expired again (pending: the board's
  * handler cleared it on entry, so this is exact up to the check, wherever
  * in the handler the expiry fell), or its next expiry is due within
- * RTB_FW_IRQ_STORM_SLACK_NS of the check. The slack covers only the path
- * after the check: the return from the handler's functions and the
- * exception's return, some 10 instructions (0.4 us at 25 MHz, 0.3 us under
- * -icount shift=5), with room for the exception's own cycles on a board. */
+ * RTB_FW_IRQ_STORM_SLACK_NS of the check's counter read. The slack covers
+ * only the path from that read to the exception's return (the flag's read,
+ * the sums, the returns: some 30 instructions, 1 us under -icount shift=5):
+ * an expiry after the flag's read is seen through the slack alone. */
 #define RTB_FW_IRQ_STORM_NS 20000000ull
 #define RTB_FW_IRQ_STORM_SLACK_NS 2000ull
 
