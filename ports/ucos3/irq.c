@@ -24,7 +24,6 @@
 void rtb_fw_timer_isr(unsigned n)
 {
 	struct rtb_irq *irq = RTB_FW_IRQ_SOURCE(n);
-	uint64_t entered = irq != NULL && irq->count.periodic ? rtb_port_counter_read() : 0;
 
 	ucos3_isr_enter();
 	if (irq != NULL) {
@@ -33,7 +32,7 @@ void rtb_fw_timer_isr(unsigned n)
 	}
 	OSIntExit();
 	if (irq != NULL && irq->count.periodic)
-		rtb_fw_irq_served(&irq->count, irq->timer, entered);
+		rtb_fw_irq_served(&irq->count, irq->timer);
 }
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,

@@ -85,3 +85,35 @@ def test_semaphore_release_is_fifo_unless_prioritized(run_cli: RunCli, tmp_path:
     release = verdict(read_results(prioritized), "sem.behavior.release_order", "release_order")
     assert release["outcome"] == "pass", release
     assert release["control"]["outcome"] == "caught", release
+
+
+def test_sustained_interrupt_search_ends_under_deterministic(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """irq.sustained from 2,831 ns, the period at which a phase once held the CPU
+    for good under -icount (the storm check missed every expiry that fell in the
+    handler's first instructions); halving from there goes below the handler's
+    own path, where only the storm check gives the CPU back to the controller.
+    The deadline is scaled down so that a phase that never ends fails in seconds:
+    the search needs well under one."""
+    out = tmp_path / "sus"
+    done = run_cli(
+        "run", "--target", SPEC, "--deterministic", "--only", "irq.sustained",
+        "--set", "irq.sustained.start_period_ns=2831", "--out", str(out),
+        env={"RTBENCH_DEADLINE_SCALE": "0.25"}, timeout=900,
+    )  # fmt: skip
+    data = read_results(out)
+    unit = next(s for s in data["scenarios"] if s["name"] == "irq.sustained")
+    assert unit["status"] == "ok", (unit["status"], unit["reason"], done.stdout[-2000:])
+    records = [r for r in unit["records"] if r.get("scenario") == "irq.sustained"]
+    phases = next(r for r in records if r.get("type") == "table" and r["name"] == "phases")
+    names = [c["name"] for c in phases["columns"]]
+    rows = [dict(zip(names, row, strict=True)) for row in phases["rows"]]
+    assert rows[0]["period"] == 2831, rows
+    # a phase the storm check ended: shorter than the handler's path, interrupts
+    # lost, yet it ended and the search went on
+    stormed = [r for r in rows if r["lost"] > 0 and r["period"] < 2831]
+    assert stormed and rows.index(stormed[0]) < len(rows) - 1, rows
+    assert all(r["generated"] >= r["phase"] for r in rows), rows
+    result = [r for r in records if r.get("type") == "result" and r["metric"] == "min_period"]
+    assert len(result) == 1 and result[0]["params"]["bound"] == "found", result

@@ -10,11 +10,9 @@ struct rtb_irq *volatile rtb_fw_irq_sources[BOARD_TIMERS];
 
 void rtb_fw_irq_periodic(struct rtb_fw_irq_count *c, unsigned n, rtb_irq_handler handler, void *arg)
 {
-	uint64_t entered = rtb_port_counter_read();
-
 	handler(arg);
 	c->serviced++;
-	rtb_fw_irq_served(c, n, entered);
+	rtb_fw_irq_served(c, n);
 }
 
 void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t period_ns)

@@ -21,14 +21,16 @@
  * stops: whole periods since the start, so generated is exact whatever the
  * handler saw, and lost = generated - serviced (the timer's single pending
  * bit cannot hold more than one expiry while the interrupt is masked or
- * still running). The handler itself only notes, from the counter at its
- * entry and end, whether the next expiry was already due when it ended (or
- * all but): the interrupt is then taken again at once, and no task runs in
- * between. When that goes on for RTB_FW_IRQ_STORM_NS, the period is shorter
- * than the interrupt's own path and the source would hold the CPU for good
- * (the exception that switches tasks has the lowest priority): the source's
- * timer is stopped, and the expiries it would have raised until the source
- * stops count as lost, so that the scenario that chose the period can end.
+ * still running). The handler itself notes, as its last action, whether the
+ * next interrupt follows it at once: the timer has expired again since the
+ * board's handler cleared it (the interrupt is pending again), or expires
+ * within the few instructions left to the handler's exit. Then no task runs
+ * in between. When that goes on for RTB_FW_IRQ_STORM_NS, the period is
+ * shorter than the interrupt's own path and the source would hold the CPU
+ * for good (the exception that switches tasks has the lowest priority): the
+ * source's timer is stopped, and the expiries it would have raised until
+ * the source stops count as lost, so that the scenario that chose the
+ * period can end.
  *
  * The handler of timer n hands a periodic interrupt to rtb_fw_irq_periodic();
  * its one-shot path is the source's look-up, the scenario's handler, then
@@ -81,11 +83,14 @@ static inline uint64_t rtb_fw_counter_hz(const struct rtb_port_config *cfg)
 /* ---- the interrupt source's counts ---------------------------------------- */
 
 /* How long an interrupt may be taken back to back before its timer is
- * stopped: 20 ms, 20 ticks of every port's OS. Back to back: the next
- * expiry is due before, or within RTB_FW_IRQ_STORM_SLACK_NS of, the
- * handler's last counter read; the slack covers the path the counter reads
- * do not (the board's handler before, the exception's return after: some
- * 40 instructions). */
+ * stopped: 20 ms, 20 ticks of every port's OS. Back to back: when the
+ * handler ends, the timer has already expired again (pending: the board's
+ * handler cleared it on entry, so this is exact up to the check, wherever
+ * in the handler the expiry fell), or its next expiry is due within
+ * RTB_FW_IRQ_STORM_SLACK_NS of the check's counter read. The slack covers
+ * only the path from that read to the exception's return (the flag's read,
+ * the sums, the returns: some 30 instructions, 1 us under -icount shift=5):
+ * an expiry after the flag's read is seen through the slack alone. */
 #define RTB_FW_IRQ_STORM_NS 20000000ull
 #define RTB_FW_IRQ_STORM_SLACK_NS 2000ull
 
@@ -95,7 +100,7 @@ struct rtb_fw_irq_count {
 	volatile uint64_t serviced;
 	uint64_t period_ticks; /* periodic: the timer's reload, in counter ticks */
 	uint64_t start_ticks;  /* periodic: the counter when the timer started */
-	uint64_t next_due;     /* periodic: the first expiry not yet behind the handler */
+	uint64_t next_due;     /* periodic: the first expiry after the last check */
 	uint64_t storm_since;  /* periodic: back to back since then, when storm */
 	bool storm;
 	bool halted; /* periodic: the timer stopped by the storm check */
@@ -122,20 +127,22 @@ void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_coun
 
 /* The handler of timer n when periodic: the scenario's handler, the
  * interrupt counted, and the storm check. For a port whose RTOS needs
- * nothing around the handler; one that brackets it reads the counter first
- * (rtb_port_counter_read(), `entered`), counts the interrupt served inside
- * its bracket and calls rtb_fw_irq_served() last. */
+ * nothing around the handler; one that brackets it counts the interrupt
+ * served inside its bracket and calls rtb_fw_irq_served() last. */
 void rtb_fw_irq_periodic(struct rtb_fw_irq_count *c, unsigned n, rtb_irq_handler handler,
 			 void *arg);
-/* Last thing in the handler of timer n when periodic: was the next expiry
- * due already (from `entered`, the counter at the handler's start)? */
-static inline void rtb_fw_irq_served(struct rtb_fw_irq_count *c, unsigned n, uint64_t entered)
+/* Last thing in the handler of timer n when periodic: does the next
+ * interrupt follow at once, leaving no instruction to the tasks (above)? */
+static inline void rtb_fw_irq_served(struct rtb_fw_irq_count *c, unsigned n)
 {
 	uint64_t now = rtb_port_counter_read();
+	/* read after the counter: an expiry between the two is seen here */
+	bool pending = board_timer_expired(n) != 0;
 
-	while (c->next_due <= entered)
+	while (c->next_due <= now)
 		c->next_due += c->period_ticks;
-	if (c->next_due > now + RTB_FW_IRQ_STORM_SLACK_NS * BOARD_COUNTER_HZ / 1000000000ull) {
+	if (!pending &&
+	    c->next_due > now + RTB_FW_IRQ_STORM_SLACK_NS * BOARD_COUNTER_HZ / 1000000000ull) {
 		c->storm = false;
 		return;
 	}

@@ -116,6 +116,12 @@ void board_timer_stop(unsigned n)
 	CM_REG(CM_NVIC_ICPR) = 1u << timer_irq[n];
 }
 
+int board_timer_expired(unsigned n)
+{
+	/* INTSTATUS on a read, INTCLEAR on a write */
+	return (int)(CM_REG(timer_base[n] + TIMER_INT) & 1u);
+}
+
 static void timer_handler(unsigned n)
 {
 	uint32_t base = timer_base[n];

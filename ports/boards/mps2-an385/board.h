@@ -33,6 +33,10 @@ void board_console_write(const char *buf, size_t len);
  * BOARD_COUNTER_HZ, then every `ticks` when periodic, else once. */
 void board_timer_start(unsigned n, uint32_t ticks, int periodic);
 void board_timer_stop(unsigned n);
+/* Nonzero when timer n has expired since its interrupt was last cleared
+ * (its handler clears it on entry, before rtb_fw_timer_isr): the next
+ * interrupt is pending. */
+int board_timer_expired(unsigned n);
 void board_reset(void);
 
 /* ---- supplied by the RTOS port ------------------------------------------- */
