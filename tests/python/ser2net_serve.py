@@ -87,7 +87,11 @@ class PtyBoard:
         self.process: subprocess.Popen[bytes] | None = None
         self.boots = 0
         self.switches: list[str] = []  # "on", "off" as the switch was told
+        # the tty appears this long after the power, as a board's own USB serial port
+        # does once the board has enumerated it
+        self.tty_delay_s = 0.0
         self._lock = threading.Lock()
+        self._late: threading.Timer | None = None
 
     def on(self) -> None:
         with self._lock:
@@ -108,10 +112,17 @@ class PtyBoard:
                 )  # fmt: skip
             self.boots += 1
             device = self._pty(start)
-            link = self.folder / "board-tty.new"
-            link.unlink(missing_ok=True)
-            link.symlink_to(device)
-            link.replace(self.tty)
+            if self.tty_delay_s > 0:
+                self._late = threading.Timer(self.tty_delay_s, self._link, (device,))
+                self._late.start()
+            else:
+                self._link(device)
+
+    def _link(self, device: str) -> None:
+        link = self.folder / "board-tty.new"
+        link.unlink(missing_ok=True)
+        link.symlink_to(device)
+        link.replace(self.tty)
 
     def _pty(self, start: int) -> str:
         """The pseudo-terminal QEMU says it made (in its log, after `start`)."""
@@ -129,6 +140,10 @@ class PtyBoard:
     def off(self) -> None:
         with self._lock:
             self.switches.append("off")
+            if self._late is not None:
+                self._late.cancel()
+                self._late.join()
+                self._late = None
             # a pseudo-terminal's number is reused: never leave the link to another's
             self.tty.unlink(missing_ok=True)
             process, self.process = self.process, None

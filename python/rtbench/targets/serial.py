@@ -15,7 +15,9 @@ that booted before the port was opened said it already, so the image is then
 asked for each RTOS's facts file until one answers. The board is one CPU (0);
 its facts (release, board, CPU, counter, configuration) come from the image.
 A unit lost on a real board cannot be recovered by rtbench (it cannot reset
-the board): `recover` reopens the port and goes on only when the image answers.
+the board): `recover` reopens the port (for up to REOPEN_S while the port cannot
+be opened) and goes on only when the image answers; `labgrid:` power-cycles the
+board first.
 
 pyserial (PyPI) is an optional dependency: requirements/serial.txt.
 """
@@ -57,6 +59,8 @@ from rtbench.transport import TargetLost
 DEFAULT_BAUD = 115200
 READY_WAIT_S = 2.0  # for a `ready` line from a board that is booting now
 PROBE_TIMEOUT_S = 5.0  # for an answer from a board that booted before
+REOPEN_S = 15.0  # how long `recover` tries to open the port again
+_REOPEN_EVERY_S = 0.5
 _SERVER_SAYS_S = 1.0  # how long to listen for why an RFC 2217 server closed
 _READ_SLICE_S = 0.2  # how long one read of the port may block (closing waits that long)
 INSTALL = ".venv/bin/python -m pip install --require-hashes -r requirements/serial.txt"
@@ -391,14 +395,25 @@ class SerialTarget:
         self.link = None
 
     def recover(self, say: Say) -> bool:
+        """Reopen the port and go on when the image answers. The port is tried again
+        for up to REOPEN_S while it cannot be opened: after a power cycle, a board's
+        own USB serial port (and ser2net serving it) comes back a moment later."""
         self.close()
         say(f"Reconnecting to the board on {self.where} after the last unit was lost...")
-        try:
-            self._connect(say)
-        except RtbenchError as e:
-            say(f"{e} Reset the board to go on.")
-            return False
-        return True
+        end_by = time.monotonic() + REOPEN_S
+        while True:
+            try:
+                self._connect(say)
+            except UsageError as e:  # the port did not open
+                if time.monotonic() < end_by:
+                    time.sleep(_REOPEN_EVERY_S)
+                    continue
+                say(f"{e} Reset the board to go on.")
+                return False
+            except RtbenchError as e:  # it opened, but the image did not answer
+                say(f"{e} Reset the board to go on.")
+                return False
+            return True
 
     # ---- what the runner asks ---------------------------------------------------
 
