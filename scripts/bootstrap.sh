@@ -83,6 +83,11 @@ rtb_missing_packages() {
 	if [ "$want" = dev ] && ! command -v hackbench >/dev/null 2>&1; then
 		missing="$missing rt-tests"
 	fi
+	# The serial target's tests serve the emulated board's UART over RFC 2217 with
+	# ser2net, as labs do (Debian puts it in /usr/sbin, not on every user's PATH).
+	if [ "$want" = dev ] && ! command -v ser2net >/dev/null 2>&1 && ! [ -x /usr/sbin/ser2net ]; then
+		missing="$missing ser2net"
+	fi
 	# Cores for SSH and QEMU targets: static builds for AArch64 and 32-bit
 	# ARM (Debian's cross compilers, on an x86-64 host) and with musl.
 	if [ "$want" = dev ] && [ "${HOSTTYPE:-}" = x86_64 ]; then

@@ -10,13 +10,18 @@ places with `labgrid-client`:
   like any board on the lab's network);
 - `freertos` (tags board=freertos): a NetworkSerialPort (raw TCP) and a
   NetworkPowerPort of labgrid's `simplerest` model. The port is served by a small
-  relay (a stand-in for ser2net) in front of QEMU running the FreeRTOS image with
-  its UART on a TCP socket; the power switch is a small HTTP server that starts
-  QEMU when switched on and kills it when switched off.
+  relay in front of QEMU running the FreeRTOS image with its UART on a TCP
+  socket; the power switch is a small HTTP server that starts QEMU when switched
+  on and kills it when switched off.
+- `freertos-rfc2217` (tags board=freertos-rfc2217), when ser2net is installed:
+  the same with labgrid's default protocol, RFC 2217, served as in a real lab: a
+  second QEMU has its UART on a pseudo-terminal, which ser2net serves
+  (ser2net_serve); the same kind of relay in front of ser2net only passes the
+  bytes on, so that a board can be made to hang at a chosen request.
 
-`hang_on(word)` freezes the board's CPU (QEMU's monitor `stop`) the first time
-rtbench sends a request naming `word`, as a board that hangs in a scenario
-would; only a power cycle brings it back. `stop()` ends everything it started
+`hang_on(word, place)` freezes the place's board (QEMU's monitor `stop`) the
+first time rtbench sends a request naming `word`, as a board that hangs in a
+scenario would; only a power cycle brings it back. `stop()` ends everything it started
 and removes nothing it did not make; it is safe to call twice.
 
 Run it by hand to try rtbench against it (prints LG_COORDINATOR and
@@ -38,11 +43,15 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+
+import ser2net_serve
+from ser2net_serve import PtyBoard, Ser2net
 
 BIN = Path(sys.executable).parent
 CLIENT = BIN / "labgrid-client"
 EXPORTER_NAME = "rtbench-lab"
+RFC2217_PLACE = "freertos-rfc2217"
 QEMU_BOOT_S = 20.0
 
 
@@ -139,12 +148,23 @@ class Board:
             time.sleep(0.2)
 
 
-class SerialRelay:
-    """A raw TCP serial port in front of the board (what ser2net does for a real
-    UART): one client at a time, each connected to the board's UART afresh."""
+class Switched(Protocol):
+    """A board behind a power switch (Board, ser2net_serve.PtyBoard)."""
 
-    def __init__(self, board: Board) -> None:
+    def on(self) -> None: ...
+    def off(self) -> None: ...
+    def powered(self) -> bool: ...
+    def freeze(self) -> None: ...
+
+
+class SerialRelay:
+    """A TCP port in front of the board's serial port (`upstream`: the board's UART
+    on a TCP socket, or ser2net serving it): one client at a time, each connected
+    upstream afresh once the board is powered, every byte passed on unchanged."""
+
+    def __init__(self, board: Switched, upstream: int) -> None:
         self.board = board
+        self.upstream = upstream
         self.port = free_port()
         self.hang_word: bytes | None = None
         self.hung = 0
@@ -170,7 +190,7 @@ class SerialRelay:
         while time.monotonic() < end_by and not self._closing.is_set():
             if self.board.powered():
                 with contextlib.suppress(OSError):
-                    uart = socket.create_connection(("127.0.0.1", self.board.uart_port), 1)
+                    uart = socket.create_connection(("127.0.0.1", self.upstream), 1)
                     uart.settimeout(None)
                     return uart
             time.sleep(0.1)
@@ -208,7 +228,7 @@ class PowerSwitch:
     """A network power switch in labgrid's `simplerest` model: GET /relay/0/1 switches
     the board on, /relay/0/0 off, /relay/0 says "1" or "0"."""
 
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: Switched) -> None:
         board_ = board
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -259,6 +279,11 @@ class Lab:
         self.board: Board | None = None
         self.relay: SerialRelay | None = None
         self.power: PowerSwitch | None = None
+        # the place served by ser2net over RFC 2217
+        self.rfc_board: PtyBoard | None = None
+        self.ser2net: Ser2net | None = None
+        self.rfc_relay: SerialRelay | None = None
+        self.rfc_power: PowerSwitch | None = None
 
     # -- setting up ----------------------------------------------------------------------
 
@@ -268,13 +293,25 @@ class Lab:
             if self.image is not None:
                 self.board = Board(self.image, self.folder)
                 self.board.on()
-                self.relay = SerialRelay(self.board)
+                self.relay = SerialRelay(self.board, self.board.uart_port)
                 self.power = PowerSwitch(self.board)
+            if self.image is not None and ser2net_serve.why_unusable() is None:
+                self._ser2net_board(self.image)
             self._exporter()
             self._places()
         except BaseException:
             self.stop()
             raise
+
+    def _ser2net_board(self, image: Path) -> None:
+        folder = self.folder / RFC2217_PLACE
+        folder.mkdir()
+        self.rfc_board = PtyBoard(image, folder)
+        self.rfc_board.on()
+        self.ser2net = Ser2net(self.rfc_board.tty, folder)
+        self.ser2net.start()
+        self.rfc_relay = SerialRelay(self.rfc_board, self.ser2net.port)
+        self.rfc_power = PowerSwitch(self.rfc_board)
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
         log = (self.folder / f"{name}.log").open("wb")
@@ -314,6 +351,18 @@ class Lab:
                 f"    host: '{self.power.url}'",
                 "    index: 0",
             ]
+        if self.rfc_relay is not None and self.rfc_power is not None:
+            lines += [
+                f"{RFC2217_PLACE}:",
+                "  NetworkSerialPort:",  # no protocol: labgrid's default, rfc2217
+                "    host: 127.0.0.1",
+                f"    port: {self.rfc_relay.port}",
+                "    speed: 115200",
+                "  NetworkPowerPort:",
+                "    model: simplerest",
+                f"    host: '{self.rfc_power.url}'",
+                "    index: 0",
+            ]
         config = self.folder / "exporter.yaml"
         config.write_text("\n".join(lines) + "\n")
         self._start(
@@ -330,6 +379,8 @@ class Lab:
             wanted.append("linux")
         if self.image is not None:
             wanted.append("freertos")
+        if self.rfc_relay is not None:
+            wanted.append(RFC2217_PLACE)
         for name in wanted:
             self.client("-p", name, "create")
             self.client("-p", name, "add-match", f"{EXPORTER_NAME}/{name}/*")
@@ -379,15 +430,29 @@ class Lab:
     def reservations(self) -> str:
         return self.client("reservations").stdout
 
-    def hang_on(self, word: str) -> None:
-        assert self.relay is not None
-        self.relay.hang_word = word.encode()
+    def hang_on(self, word: str, place: str = "freertos") -> None:
+        relay = self.rfc_relay if place == RFC2217_PLACE else self.relay
+        assert relay is not None
+        relay.hang_word = word.encode()
+
+    def boards(self) -> dict[str, Switched]:
+        """The boards behind power switches, by place."""
+        found: dict[str, Switched] = {}
+        if self.board is not None:
+            found["freertos"] = self.board
+        if self.rfc_board is not None:
+            found[RFC2217_PLACE] = self.rfc_board
+        return found
 
     def running(self) -> dict[str, bool]:
         """Which of the lab's own processes still run."""
         found = {name: p.poll() is None for name, p in self.processes.items()}
         if self.board is not None:
             found["qemu"] = self.board.powered()
+        if self.rfc_board is not None:
+            found["qemu-rfc2217"] = self.rfc_board.powered()
+        if self.ser2net is not None:
+            found["ser2net"] = self.ser2net.running()
         return found
 
     # -- tearing down ----------------------------------------------------------------------
@@ -403,6 +468,14 @@ class Lab:
             self.relay = None
         if self.board is not None:
             self.board.off()
+        for closing in (self.rfc_power, self.rfc_relay):
+            if closing is not None:
+                closing.close()
+        self.rfc_power = self.rfc_relay = None
+        if self.ser2net is not None:
+            self.ser2net.stop()
+        if self.rfc_board is not None:
+            self.rfc_board.off()
 
     def __enter__(self) -> Lab:
         self.start()

@@ -3,8 +3,10 @@
 
 The lab is real labgrid on this machine's loopback (labgrid_lab): a coordinator,
 an exporter, a place whose NetworkService is an sshd in a network namespace and
-a place whose serial port and network power switch front the FreeRTOS image in
-QEMU. Other users of the lab are labgrid-client calls under another user name.
+a place whose serial port (raw TCP) and network power switch front the FreeRTOS
+image in QEMU, and one whose serial port is the image's served by ser2net over
+RFC 2217 (labgrid's default protocol). Other users of the lab are labgrid-client
+calls under another user name.
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ import pytest
 
 import freertos_image as frt
 import labgrid_lab
+import ser2net_serve
 import sshd_netns
 from conftest import RunCli
-from labgrid_lab import Lab
+from labgrid_lab import RFC2217_PLACE, Lab
 from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.targets.labgrid import parse_spec
-from rtbench.targets.labgrid_client import parse_show
+from rtbench.targets.labgrid import LabgridTarget, parse_spec
+from rtbench.targets.labgrid_client import Place, Resource, parse_show
 from rtbench.targets.ssh_link import OPTIONS_ENV
 from sshd_netns import NamespaceSshd
 from target_kinds import refusal, why_not_usable
@@ -107,6 +110,33 @@ def test_a_place_shown_by_labgrid_client_is_read() -> None:
     assert service.extra == {"proxy": "lab-1", "proxy_required": True}
 
 
+def _serial_place(**params: Any) -> Place:
+    extra = params.pop("extra", {})
+    port = Resource("lab-1", "stm32", "NetworkSerialPort", "NetworkSerialPort",
+                    {"host": "lab-1", "port": 4001, "speed": 921600, **params}, extra)  # fmt: skip
+    return Place("stm32", resources=(port,))
+
+
+@pytest.mark.parametrize(
+    ("protocol", "url"),
+    [({}, "rfc2217://lab-1:4001"), ({"protocol": "raw"}, "socket://lab-1:4001")],
+)
+def test_a_network_serial_port_becomes_a_serial_url(protocol: dict[str, str], url: str) -> None:
+    target = LabgridTarget("labgrid:stm32")
+    target.place = _serial_place(**protocol)
+    info = target._make_inner().describe()
+    assert (info["serial_port"], info["baud"]) == (f"{url} (labgrid place stm32)", 921600)
+
+
+def test_a_serial_port_behind_a_proxy_says_how_to_tunnel_it() -> None:
+    target = LabgridTarget("labgrid:stm32")
+    target.place = _serial_place(extra={"proxy": "gw-1", "proxy_required": True})
+    with pytest.raises(UsageError) as e:
+        target._make_inner()
+    assert "tunnel it (ssh -N -L 4001:lab-1:4001 gw-1)" in str(e.value)
+    assert str(e.value).endswith("use --target serial:rfc2217://localhost:4001.")
+
+
 def test_without_labgrid_targets_says_how_to_get_it(run_cli: RunCli, tmp_path: Path) -> None:
     env = {"RTBENCH_LABGRID_CLIENT": str(tmp_path / "no-labgrid-client")}
     why_not = why_not_usable(run_cli, "labgrid", env)
@@ -155,14 +185,15 @@ def lab(
 def lab_env(lab: Lab, sshd: NamespaceSshd) -> Iterator[dict[str, str]]:
     yield {**lab.env(), OPTIONS_ENV: sshd.options()}
     # whatever a test did, rtbench left the lab as it found it
-    for place in ("linux", "freertos"):
+    for place in ("linux", "freertos", *([RFC2217_PLACE] if lab.rfc_board else [])):
         holder = lab.holder(place)
         if holder is not None and holder.endswith(f"/{OTHER}"):
             lab.client("-p", place, "release", user=OTHER)
     assert "Reservation" not in lab.reservations()
     assert _clients(lab) == []
-    if lab.board is not None and not lab.board.powered():
-        lab.board.on()
+    for board in lab.boards().values():
+        if not board.powered():
+            board.on()
 
 
 def _clients(lab: Lab) -> list[int]:
@@ -359,6 +390,67 @@ def test_a_hung_board_is_power_cycled_and_the_run_goes_on(
     assert lab.board.switches[-2:] == ["off", "on"] and lab.board.boots == boots + 1
     assert "power-cycling the board of the labgrid place freertos" in done.stderr
     assert lab.holder("freertos") is None
+
+
+@pytest.fixture
+def rfc2217(lab: Lab) -> str:
+    """The place whose serial port ser2net serves over RFC 2217."""
+    if lab.rfc_board is None:
+        pytest.skip(str(ser2net_serve.why_unusable()))
+    return RFC2217_PLACE
+
+
+def test_a_board_served_by_ser2net_is_measured_over_rfc2217(
+    lab: Lab, lab_env: dict[str, str], rfc2217: str, run_cli: RunCli, tmp_path: Path
+) -> None:
+    assert "'protocol'" not in lab.client("-p", rfc2217, "show").stdout  # labgrid's default
+    out = tmp_path / "r"
+    done = run_cli("run", "--target", f"labgrid:{rfc2217}", *FAST, "--out", str(out),
+                   env=lab_env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = _results(out)
+    assert _statuses(data) == {"cal.timestamp": "ok", "sem.wait.available": "ok"}
+    info = data["run"]["target_info"]
+    assert (info["board_kind"], info["os"], info["baud"]) == ("serial", "FreeRTOS", 115200)
+    assert lab.rfc_relay is not None
+    url = f"rfc2217://127.0.0.1:{lab.rfc_relay.port}"
+    assert info["serial_port"] == f"{url} (labgrid place {rfc2217})"
+    assert info["labgrid"]["place"] == rfc2217 and lab.holder(rfc2217) is None
+
+
+def test_a_hung_board_behind_ser2net_is_power_cycled_and_the_run_goes_on(
+    lab: Lab, lab_env: dict[str, str], rfc2217: str, run_cli: RunCli, tmp_path: Path
+) -> None:
+    board, relay = lab.rfc_board, lab.rfc_relay
+    assert board is not None and relay is not None
+    boots = board.boots
+    # the first unit after the calibration hangs; after the power cycle the tty comes
+    # back 3 s after the power, as a board's own USB serial port would, and ser2net
+    # refuses the connection until it is there
+    lab.hang_on("sem.wait.available", rfc2217)
+    board.tty_delay_s = 3.0
+    out = tmp_path / "r"
+    try:
+        done = run_cli(
+            "run", "--target", f"labgrid:{rfc2217}", "--only", "sem.wait.block",
+            "sem.wait.available", "--out", str(out),
+            env={**lab_env, "RTBENCH_DEADLINE_SCALE": "0.5"}, timeout=600,
+        )  # fmt: skip
+    finally:
+        board.tty_delay_s = 0.0
+    assert relay.hung == 1
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    data = _results(out)
+    assert [(s["name"], s["status"]) for s in data["scenarios"]] == [
+        ("cal.timestamp", "ok"),
+        ("sem.wait.available", "lost"),
+        ("sem.wait.block", "ok"),  # on the fresh boot
+    ]
+    info = data["run"]["target_info"]
+    assert info["labgrid"]["power_cycles"] == 1 and info["connects"] == 2
+    assert board.switches[-2:] == ["off", "on"] and board.boots == boots + 1
+    assert lab.holder(rfc2217) is None
 
 
 def test_two_places_in_parallel_give_both_results_and_a_comparison(

@@ -87,8 +87,11 @@ CROSS_TOOLS = (
     "qemu-aarch64-static",
 )
 QEMU_TOOLS = ("qemu-system-x86_64", "qemu-system-aarch64", "gpgv")
-# what the SSH target's tests (ip) and the background load's (stress-ng, hackbench) need
-OTHER_DEV_TOOLS = ("ip", "stress-ng", "hackbench", "babeltrace2", "arm-none-eabi-gcc")
+# what the SSH target's tests (ip), the background load's (stress-ng, hackbench) and the
+# RFC 2217 serial tests (ser2net) need
+OTHER_DEV_TOOLS = (
+    "ip", "stress-ng", "hackbench", "babeltrace2", "arm-none-eabi-gcc", "ser2net",
+)  # fmt: skip
 # the build tools, the dev set's clang and busybox, and what the bootstrap runs itself
 BASE_TOOLS = (
     "python3", "cmake", "cc", "make", "clang-format", "clang-14", "busybox", "cat", "dirname",
@@ -216,6 +219,20 @@ def test_bootstrap_wants_qemu_and_gpgv_for_the_tests_only(tmp_path: Path) -> Non
     _provide(bin_dir, "qemu-system-x86_64")
     assert _missing_packages(bin_dir, "dev", "x86_64") == "qemu-system-arm gpgv"
     _provide(bin_dir, "qemu-system-aarch64", "gpgv")
+    assert _missing_packages(bin_dir, "dev", "x86_64") == ""
+
+
+def test_bootstrap_wants_ser2net_for_the_tests_only(tmp_path: Path) -> None:
+    """The dev set names ser2net when it is neither on PATH nor where Debian puts it
+    (/usr/sbin, not on a user's PATH); the runtime set never does."""
+    others = [t for t in OTHER_DEV_TOOLS if t != "ser2net"]
+    bin_dir = _path_with(
+        tmp_path, *BASE_TOOLS, *others, "chromium", "chromedriver", *CROSS_TOOLS, *QEMU_TOOLS
+    )
+    assert _missing_packages(bin_dir, "runtime", "x86_64") == ""
+    named = _missing_packages(bin_dir, "dev", "x86_64")
+    assert named == ("" if Path("/usr/sbin/ser2net").exists() else "ser2net")
+    _provide(bin_dir, "ser2net")
     assert _missing_packages(bin_dir, "dev", "x86_64") == ""
 
 

@@ -158,17 +158,15 @@ def register(kind: Kind) -> None:
 
 def kind_of(spec: str) -> str:
     """The kind named by a --target value: `local`, `ssh://...` -> ssh, `qemu:NAME` -> qemu,
-    `qemu:<rtos>-BOARD` -> the RTOS (freertos, ...)."""
+    `qemu:<rtos>-BOARD` -> the RTOS (freertos, ...), `serial:DEVICE-OR-URL` -> serial."""
     if spec == "local":
         return "local"
     for rtos in RTOSES.values():
         if spec.startswith(f"qemu:{rtos.name}-"):
             return rtos.name
-    if "://" in spec:
-        return spec.split("://", 1)[0]
-    if ":" in spec:
-        return spec.split(":", 1)[0]
-    return spec
+    # the kind is what comes before the first colon: `ssh://...` is ssh, and
+    # `serial:rfc2217://host:port` is serial (its device is a pyserial URL)
+    return spec.split(":", 1)[0]
 
 
 def parse(spec: str, libc: str = "glibc", deterministic: bool = False) -> Target:

@@ -174,12 +174,6 @@ class LabgridTarget:
         from rtbench.targets.serial import SerialTarget  # noqa: PLC0415
 
         assert self.place is not None
-        if _proxy(serial) is not None:
-            raise UsageError(
-                f"The serial port of the labgrid place {self.place.name} is reachable only "
-                "through a proxy, which rtbench cannot use for a serial port; forward it "
-                "(labgrid-client forward) and use serial:socket://HOST:PORT."
-            )
         # the exporter's ser2net serves a local UART with RFC 2217 (labgrid's default);
         # a port already on the network is often raw TCP: pyserial opens both by URL
         protocol = str(serial.params.get("protocol") or "rfc2217")
@@ -190,7 +184,16 @@ class LabgridTarget:
             )
         host = str(serial.params.get("host") or "")
         port = int(serial.params.get("port") or 0)
-        url = f"{'socket' if protocol == 'raw' else 'rfc2217'}://{host}:{port}"
+        scheme = "socket" if protocol == "raw" else "rfc2217"
+        proxy = _proxy(serial)
+        if proxy is not None:
+            raise UsageError(
+                f"The serial port of the labgrid place {self.place.name} is reachable only "
+                f"through the proxy {proxy}, which rtbench cannot use for a serial port; "
+                f"tunnel it (ssh -N -L 4001:{host}:{port} {proxy}), acquire the place with "
+                f"labgrid-client and use --target serial:{scheme}://localhost:4001."
+            )
+        url = f"{scheme}://{host}:{port}"
         return SerialTarget(
             self.spec,
             libc=self.libc,

@@ -15,7 +15,9 @@ that booted before the port was opened said it already, so the image is then
 asked for each RTOS's facts file until one answers. The board is one CPU (0);
 its facts (release, board, CPU, counter, configuration) come from the image.
 A unit lost on a real board cannot be recovered by rtbench (it cannot reset
-the board): `recover` reopens the port and goes on only when the image answers.
+the board): `recover` reopens the port (for up to REOPEN_S while the port cannot
+be opened) and goes on only when the image answers; `labgrid:` power-cycles the
+board first.
 
 pyserial (PyPI) is an optional dependency: requirements/serial.txt.
 """
@@ -29,7 +31,10 @@ import json
 import os
 import platform
 import re
+import socket
 import threading
+import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -54,6 +59,9 @@ from rtbench.transport import TargetLost
 DEFAULT_BAUD = 115200
 READY_WAIT_S = 2.0  # for a `ready` line from a board that is booting now
 PROBE_TIMEOUT_S = 5.0  # for an answer from a board that booted before
+REOPEN_S = 15.0  # how long `recover` tries to open the port again
+_REOPEN_EVERY_S = 0.5
+_SERVER_SAYS_S = 1.0  # how long to listen for why an RFC 2217 server closed
 _READ_SLICE_S = 0.2  # how long one read of the port may block (closing waits that long)
 INSTALL = ".venv/bin/python -m pip install --require-hashes -r requirements/serial.txt"
 
@@ -101,12 +109,22 @@ class SerialLine:
 
     @classmethod
     def open(cls, url: str, baud: int) -> SerialLine:
-        """The port (a device path, or a pyserial URL such as socket://host:port)."""
+        """The port (a device path, or a pyserial URL such as socket://host:port or
+        rfc2217://host:port)."""
         serial = importlib.import_module("serial")
+        port = None
         try:
-            port = serial.serial_for_url(url, baudrate=baud, timeout=_READ_SLICE_S)
+            port = serial.serial_for_url(
+                pyserial_url(url), baudrate=baud, timeout=_READ_SLICE_S, do_not_open=True
+            )
+            if url.startswith("rfc2217://"):
+                _quiet_rfc2217_readers()
+            port.open()
         except (serial.SerialException, OSError, ValueError) as e:
-            raise UsageError(f"Cannot open the serial port {url}: {_why(e)}.") from None
+            said = _server_said(url, e) if port is not None else ""
+            why = f"the server there said '{said}' and closed the connection" if said else ""
+            why = why or _why(e, baud)
+            raise UsageError(f"Cannot open the serial port {url}: {why}.") from None
         return cls(port)
 
     def __iter__(self) -> Iterator[bytes]:
@@ -145,11 +163,108 @@ class SerialLine:
             self._port.close()
 
 
-def _why(e: BaseException) -> str:
+def pyserial_url(url: str) -> str:
+    """The URL pyserial is given for what the user wrote: an RFC 2217 port
+    (`rfc2217://host:port`, what ser2net serves) gets `ign_set_control`, as labgrid's
+    own serial driver does. pyserial sets DTR and RTS on opening and waits for the
+    server to confirm each; ser2net confirms only what the port carried out, so a
+    port without modem control lines (a pseudo-terminal, whose ioctls for them fail)
+    never confirms and the port would fail to open after pyserial's 3 s. The line
+    protocol uses neither line; the baud rate and framing are still negotiated and
+    checked."""
+    if not url.startswith("rfc2217://"):
+        return url
+    parts = urllib.parse.urlsplit(url)
+    options = urllib.parse.parse_qs(parts.query, keep_blank_values=True)
+    if "ign_set_control" in options:
+        return url
+    query = "&".join(q for q in (parts.query, "ign_set_control") if q)
+    return urllib.parse.urlunsplit(parts._replace(query=query))
+
+
+def _server_said(url: str, failure: BaseException) -> str:
+    """Why an RFC 2217 server closed a connection it would not serve, in its own
+    words (ser2net: "Port already in use" when another client has the port, "Device
+    open failure: ..." when it cannot open the device), or "". pyserial loses those
+    words: its telnet answers reach the closed socket, and the reset that follows
+    discards what was not read yet. So a second connection that only listens, for
+    at most a second, reads them."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "rfc2217" or parts.hostname is None or "refused" in str(failure):
+        return ""  # nothing listens there
+    data = b""
+    with (
+        contextlib.suppress(OSError),
+        socket.create_connection((parts.hostname, parts.port or 0), timeout=_SERVER_SAYS_S) as sock,
+    ):
+        end_by = time.monotonic() + _SERVER_SAYS_S
+        while time.monotonic() < end_by:
+            sock.settimeout(max(0.01, end_by - time.monotonic()))
+            chunk = sock.recv(4096)
+            if not chunk:  # the server closed: what it said is its reason
+                text = re.sub(rb"\xff\xfa.*?\xff\xf0|\xff[\xfb-\xfe].|\xff.", b"", data, flags=re.S)
+                lines = text.decode("ascii", errors="replace").splitlines()
+                return " ".join(line.strip() for line in lines if line.strip().isprintable())
+            data += chunk
+    return ""
+
+
+_QUIET_READERS = threading.Lock()
+_quieted = False
+
+
+def _quiet_rfc2217_readers() -> None:
+    """pyserial's RFC 2217 reader thread answers the server's telnet negotiation, and
+    raises BrokenPipeError (printed as a traceback) when the server already closed the
+    connection, as ser2net does with a client it will not serve. That end is seen
+    anyway (the port fails to open, or its reads end), so such an error of that thread
+    is not printed; everything else goes to the hook that was there."""
+    global _quieted  # noqa: PLW0603
+    with _QUIET_READERS:
+        if _quieted:
+            return
+        _quieted = True
+        previous = threading.excepthook
+
+        def hook(args: threading.ExceptHookArgs) -> None:
+            name = args.thread.name if args.thread is not None else ""
+            if name.startswith("pySerial RFC 2217 reader") and isinstance(args.exc_value, OSError):
+                return
+            previous(args)
+
+        threading.excepthook = hook
+
+
+# what pyserial says, and what rtbench says instead (after "Cannot open the serial port X: ")
+_PYSERIAL_SAYS = (
+    (
+        "Remote does not seem to support RFC2217",
+        "the server there does not speak RFC 2217 (a raw TCP port is socket://HOST:PORT)",
+    ),
+    (
+        "Remote does not accept parameter change",
+        "the server there did not accept {baud} baud, 8 data bits, no parity, 1 stop bit",
+    ),
+    ("timeout while waiting for option", "the server there stopped answering RFC 2217 requests"),
+    ("reader thread died", "the connection closed"),
+)
+
+
+def _why(e: BaseException, baud: int = DEFAULT_BAUD) -> str:
     errno = getattr(e, "errno", None)
     if isinstance(errno, int):
         return os.strerror(errno).lower()
-    return str(e).rstrip(".") or type(e).__name__
+    text = str(e)
+    for said, meant in _PYSERIAL_SAYS:
+        if said in text:
+            return meant.format(baud=baud)
+    # pyserial's URL handlers: "Could not open port URL: [Errno 111] Connection refused"
+    text = re.sub(r"^Could not open port \S+: ", "", text)
+    found = re.fullmatch(r"\[Errno (-?\d+)\] (.*)", text)
+    if found:
+        text = found.group(2)
+        text = text[:1].lower() + text[1:]
+    return text.rstrip(".") or type(e).__name__
 
 
 class SerialTransport:
@@ -280,14 +395,25 @@ class SerialTarget:
         self.link = None
 
     def recover(self, say: Say) -> bool:
+        """Reopen the port and go on when the image answers. The port is tried again
+        for up to REOPEN_S while it cannot be opened: after a power cycle, a board's
+        own USB serial port (and ser2net serving it) comes back a moment later."""
         self.close()
         say(f"Reconnecting to the board on {self.where} after the last unit was lost...")
-        try:
-            self._connect(say)
-        except RtbenchError as e:
-            say(f"{e} Reset the board to go on.")
-            return False
-        return True
+        end_by = time.monotonic() + REOPEN_S
+        while True:
+            try:
+                self._connect(say)
+            except UsageError as e:  # the port did not open
+                if time.monotonic() < end_by:
+                    time.sleep(_REOPEN_EVERY_S)
+                    continue
+                say(f"{e} Reset the board to go on.")
+                return False
+            except RtbenchError as e:  # it opened, but the image did not answer
+                say(f"{e} Reset the board to go on.")
+                return False
+            return True
 
     # ---- what the runner asks ---------------------------------------------------
 
