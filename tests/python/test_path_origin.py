@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rtbench.compare import sidebyside
+from rtbench.compare import pathdiff, sidebyside
 from rtbench.trace.codepath import exec_log, origin
 from rtbench.trace.codepath import render as path_render
 from rtbench.trace.codepath.hook import _sample as hook_sample
@@ -341,3 +341,17 @@ def test_a_missing_map_or_compile_commands_is_said_in_one_sentence(tmp_path: Pat
     found = origin.Origins.load(elf, symbols, ROOTS)
     assert found.described["port_folder"] == "ports/freertos/"
     assert set(found.described["rules"]) >= {"kernel", "port", "measurement", "libc"}
+
+
+def test_the_path_difference_of_one_rtos_says_which_share_changed() -> None:
+    a = {"instructions": 64, "calls": {"f": 1}, "instructions_by_function": {"f": 64},
+         "shares": {"kernel": 39, "port": 8, "measurement": 17}}  # fmt: skip
+    b = {**a, "instructions": 70, "instructions_by_function": {"f": 70},
+         "shares": {"kernel": 45, "port": 8, "measurement": 17}}  # fmt: skip
+    diff = pathdiff.compare_samples("typical", a, b, "ticks", True)
+    assert diff.head() == (
+        "typical sample: 64 -> 70 instructions (+6, kernel +6, port +0, measurement +0; "
+        "exact instruction counts)"
+    )
+    unsplit = {k: v for k, v in b.items() if k != "shares"}
+    assert "kernel" not in pathdiff.compare_samples("typical", a, unsplit, "ticks", True).head()
