@@ -9,6 +9,11 @@
 # (ports/boards/<board>/board.cmake) and its architecture
 # (ports/arch/<arch>/arch.cmake). RTB_BOARD chooses the board.
 set(RTB_BOARD "mps2-an385" CACHE STRING "Board folder under ports/boards/")
+# The linker map (<image>.map) names the object file of every input section, and
+# compile_commands.json the source file of every object: together they say, for
+# each function of the image, which source it was compiled from (the code path
+# trace splits its instructions into the kernel's, the port's and rtbench's own).
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 
 function(rtb_add_firmware rtos)
   cmake_parse_arguments(PARSE_ARGV 1 fw "" "KERNEL" "SOURCES;INCLUDES")

@@ -76,3 +76,28 @@ def verdict(data: dict[str, Any], scenario: str, check: str) -> dict[str, Any]:
     found = [v for v in verdicts(data, scenario) if v["check"] == check]
     assert len(found) == 1, found
     return found[0]
+
+
+def assert_split(path: dict[str, Any], kernel: set[str], wrappers: set[str]) -> None:
+    """A traced metric's typical sample split by whose code ran (the image's linker
+    map): the shares add up to its instructions with nothing unattributed, the
+    named kernel functions are the kernel's and the named wrappers the port's,
+    every function counted as a wrapper is the port's, the kernel's share holds at
+    least its functions' instructions, and the measurement's share is set beside
+    the subtracted overhead (1.25 instructions a tick of the 25 MHz counter at
+    -icount shift=5)."""
+    typical = path["typical"]
+    shares, whose = typical["shares"], path["whose_code"]
+    assert sum(shares.values()) == typical["instructions"], shares
+    assert shares.get("unattributed", 0) == 0, (shares, whose)
+    assert {f: whose.get(f) for f in kernel} == dict.fromkeys(kernel, "kernel"), whose
+    assert set(typical["port_wrappers"]) >= wrappers, typical["port_wrappers"]
+    assert {whose[f] for f in typical["port_wrappers"]} == {"port"}
+    by_function = typical["instructions_by_function"]
+    assert shares["kernel"] >= sum(n for f, n in by_function.items() if whose[f] == "kernel")
+    assert shares["port"] >= sum(typical["port_wrappers"].values()) > 0
+    over = path["overhead"]
+    assert over["measurement_instructions"] == shares["measurement"] > 0
+    assert over["instructions_per_tick"] == 1.25
+    assert over["overhead_instructions"] == over["overhead_ticks"] * 1.25
+    assert over["line"].startswith(f"measurement: {shares['measurement']} instructions, ")

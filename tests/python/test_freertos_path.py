@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from board_runs import assert_split
 from conftest import cli
 from rtbench.model import records
 from rtbench.model.results import RESULTS_FILE
@@ -88,6 +90,31 @@ def test_the_wait_path_names_the_kernel_functions(runs: list[Any]) -> None:
     # the log is deleted once read; what was found stays
     trace_dir = data["run"]["conditions"]["path_trace"]["units"]["sem.wait.block"]["file"]
     assert trace_dir.startswith("trace/")
+
+
+def test_the_path_is_split_into_the_kernels_the_ports_and_the_measurements(
+    runs: list[Any],
+) -> None:
+    (data, stdout), (second, _), _ = runs
+    found = _results(data)
+    assert_split(found["acquire"]["path"], ON_THE_WAIT_PATH, {"rtb_port_sem_wait"})
+    signal = {"xQueueGenericSend", "vPortEnterCritical", "vPortExitCritical"}
+    assert_split(found["release"]["path"], signal, {"rtb_port_sem_signal"})
+    shares = found["acquire"]["path"]["typical"]["shares"]
+    assert _results(second)["acquire"]["path"]["typical"]["shares"] == shares
+    # the summary's typical line gives the split (wrapped to the terminal's width)
+    assert f"kernel {shares['kernel']:,}, port {shares['port']:,}" in " ".join(stdout.split())
+    table = data["run"]["conditions"]["path_trace"]["attribution"]["functions"]
+    assert table["xQueueSemaphoreTake"] == {
+        "share": "kernel",
+        "source": str(Path(os.environ["FREERTOS_KERNEL_PATH"]).resolve() / "queue.c"),
+    }
+    assert table["rtb_port_sem_wait"] == {"share": "port", "source": "ports/freertos/sync.c"}
+    details = cli("show", data["_dir"], "--details", cwd=Path(data["_dir"]).parent)
+    assert "whose code (typical): kernel" in details.stdout
+    assert "subtracted overhead: " in details.stdout and "port wrappers: rtb_port_sem_wait" in (
+        details.stdout
+    )
 
 
 def test_the_path_is_the_same_in_two_runs(runs: list[Any]) -> None:

@@ -17,7 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from board_runs import assert_same_figures, figures, run_ok, run_twice, verdict
+from board_runs import (
+    assert_same_figures,
+    assert_split,
+    figures,
+    result_records,
+    run_ok,
+    run_twice,
+    verdict,
+)
 from conftest import RunCli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import THREADX
@@ -61,6 +69,19 @@ def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Pa
     assert {"_tx_semaphore_get", "_tx_thread_system_suspend"} <= seen["acquire"], seen
     assert {"_tx_semaphore_put", "_tx_thread_system_resume"} <= seen["release"], seen
     assert "_tx_semaphore_get" in done.stdout
+    # ThreadX's common sources and its Cortex-M3 assembly are the kernel's;
+    # rtbench's tx_board.c and lowlevel.c would be the port's
+    found = result_records(read_results(out))
+    assert_split(
+        found[("sem.wait.block", "acquire")]["path"],
+        {"_tx_semaphore_get", "_tx_thread_system_suspend"},
+        {"rtb_port_sem_wait"},
+    )
+    assert_split(
+        found[("sem.signal.unblock", "release")]["path"],
+        {"_tx_semaphore_put", "_tx_thread_system_resume"},
+        {"rtb_port_sem_signal"},
+    )
 
 
 def test_semaphore_release_is_fifo_unless_prioritized(run_cli: RunCli, tmp_path: Path) -> None:

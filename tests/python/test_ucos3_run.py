@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from board_runs import assert_same_figures, figures, result_records, run_ok, run_twice, verdict
+from board_runs import (
+    assert_same_figures,
+    assert_split,
+    figures,
+    result_records,
+    run_ok,
+    run_twice,
+    verdict,
+)
 from conftest import cli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS, UCOS3
@@ -102,6 +110,11 @@ def test_the_trace_names_ucos3_functions_and_counts_critical_sections(both: Path
         counted = sample["critical_sections"]
         assert counted["entries"] == calls["CPU_SR_Save"] + calls["OS_CPU_PendSVHandler"]
         assert counted["calls"] == 2 * calls["CPU_SR_Save"]
+    # uC/CPU's assembly and the kernel's ARMv7-M port are the kernel's, not the port's
+    found_wait = found[("sem.wait.block", "acquire")]["path"]
+    assert_split(found_wait, ON_THE_WAIT_PATH, {"rtb_port_sem_wait"})
+    found_signal = found[("sem.signal.unblock", "release")]["path"]
+    assert_split(found_signal, ON_THE_SIGNAL_PATH, {"rtb_port_sem_signal"})
 
 
 def test_the_comparison_sets_the_paths_and_the_services_side_by_side(both: Path) -> None:
@@ -121,5 +134,14 @@ def test_the_comparison_sets_the_paths_and_the_services_side_by_side(both: Path)
     assert "| A function | instructions | entries | B function | instructions | entries |" in blocks
     assert "vPortEnterCritical" in blocks and "CPU_SR_Save" in blocks and "OS_Pend" in blocks
     assert "Path difference of B" not in md  # two kernels: side by side, not a difference
+    # the kernel's share next to the total, the port's and its wrappers beside it
+    for row in ("kernel's instructions", "port's instructions", "measurement's instructions"):
+        assert f"| {row} | " in blocks, row
+    assert "| port wrappers | rtb_port_sem_wait " in blocks
+    assert "| measurement vs subtracted overhead | measurement: " in blocks
+    a, b = (str(both / f"qemu-{os}-mps2-an385") for os in ("freertos", "ucos3"))
+    text = cli("compare", a, b, cwd=both.parent)
+    assert text.returncode == 0, text.stderr
+    assert "instructions (kernel " in text.stdout
     page = (both / "comparison" / "comparison.html").read_text()
     assert "Services of each system" in page and "Code paths side by side" in page

@@ -59,6 +59,8 @@ class PathDiff:
     changes: tuple[FunctionChange, ...]
     handlers: tuple[tuple[str, ...], tuple[str, ...]]  # handlers only in A, only in the other
     exact: bool  # both counted exactly (deterministic mode)
+    # the change of each share (kernel, port, measurement) when both paths were split
+    shares: tuple[tuple[str, int], ...] = ()
 
     @property
     def delta(self) -> int:
@@ -69,7 +71,8 @@ class PathDiff:
         how = "exact instruction counts" if self.exact else "instructions to a block at each end"
         if not self.changes and not any(self.handlers):
             return f"{self.sample} sample: the same path, {a:,} instructions ({how})"
-        return f"{self.sample} sample: {a:,} -> {b:,} instructions ({self.delta:+,}; {how})"
+        split = "".join(f", {k} {d:+,}" for k, d in self.shares)
+        return f"{self.sample} sample: {a:,} -> {b:,} instructions ({self.delta:+,}{split}; {how})"
 
     def items(self, letter: str) -> list[str]:
         """Every change as a phrase, the largest first, then the handlers (`letter`:
@@ -144,7 +147,18 @@ def compare_samples(
             tuple(dict.fromkeys(h for h in handlers_b if h not in handlers_a)),
         ),
         exact=exact,
+        shares=_share_changes(a, b),
     )
+
+
+def _share_changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """Each share's change from `a` to `b` (trace.codepath.origin), () unless both
+    samples were split."""
+    sa, sb = a.get("shares"), b.get("shares")
+    if not isinstance(sa, Mapping) or not isinstance(sb, Mapping):
+        return ()
+    keys = dict.fromkeys([*sa, *sb])
+    return tuple((str(k), int(sb.get(k, 0)) - int(sa.get(k, 0))) for k in keys)
 
 
 def difference(

@@ -7,8 +7,11 @@ functions, so a difference of theirs would list every function twice; each
 system's path is set beside the other's instead: the typical sample's
 instructions, its function entries, the critical sections it took (counted
 by the trace from the functions its RTOS masks interrupts with:
-trace.codepath.critical) and the functions with their instructions, largest
-first, and the worst sample's line.
+trace.codepath.critical), its instructions split by whose code ran (the
+kernel's, the port's, the measurement's: trace.codepath.origin), so two
+kernels are compared on what the kernels themselves do while the port's part
+stays in view, the port's wrappers with their instructions, the functions
+with their instructions, largest first, and the worst sample's line.
 
 Which systems are compared this way: each one whose operating system differs
 from the baseline's (the `os` of the core's meta record), when both it and
@@ -79,13 +82,21 @@ class SidePath:
     sequence: tuple[str, ...]
     worst_line: str | None
     exact: bool
+    shares: Mapping[str, int] | None = None  # whose code ran, when the path was split
+    wrappers: Mapping[str, int] | None = None  # the port's own functions (ports/<rtos>/)
+    overhead_line: str | None = None  # the measurement beside the subtracted overhead
+
+    def shares_text(self) -> str:
+        """`kernel 400, port 50, measurement 41`, "" when not split."""
+        return ", ".join(f"{k} {n:,}" for k, n in (self.shares or {}).items())
 
     def critical_text(self) -> str:
         return critical.text(self.critical) or "critical sections not counted"
 
     def head(self) -> str:
+        split = f" ({self.shares_text()})" if self.shares else ""
         return (
-            f"{self.letter} {self.system}: {self.instructions:,} instructions, "
+            f"{self.letter} {self.system}: {self.instructions:,} instructions{split}, "
             f"{self.critical_text()}, {self.entries:,} function entries"
         )
 
@@ -121,6 +132,9 @@ def _side(system: System, metric: MetricSummary) -> SidePath | None:
     )
     found = typical.get("critical_sections")
     worst = path.get("worst_line")
+    shares = typical.get("shares")
+    wrappers = typical.get("port_wrappers")
+    over = path.get("overhead")
     return SidePath(
         letter=system.letter,
         system=os_release(system),
@@ -133,6 +147,11 @@ def _side(system: System, metric: MetricSummary) -> SidePath | None:
         sequence=tuple(str(s) for s in typical.get("sequence") or ()),
         worst_line=str(worst) if worst else None,
         exact=bool(path.get("exact_bounds")),
+        shares={str(k): int(v) for k, v in shares.items()} if isinstance(shares, Mapping) else None,
+        wrappers=(
+            {str(k): int(v) for k, v in wrappers.items()} if isinstance(wrappers, Mapping) else None
+        ),
+        overhead_line=str(over["line"]) if isinstance(over, Mapping) and over.get("line") else None,
     )
 
 
@@ -162,7 +181,7 @@ def title(sides: Sequence[SidePath | None]) -> str:
 
 def summary_rows(sides: Sequence[SidePath]) -> list[list[str]]:
     """Rows of the summary table: one column per side."""
-    return [
+    rows = [
         ["typical sample", *(f"{s.value:g} {s.unit}" for s in sides)],
         ["instructions", *(f"{s.instructions:,}" for s in sides)],
         ["function entries", *(f"{s.entries:,}" for s in sides)],
@@ -170,6 +189,36 @@ def summary_rows(sides: Sequence[SidePath]) -> list[list[str]]:
         ["critical-section functions", *(_critical_functions(s) for s in sides)],
         ["worst sample", *(s.worst_line or "-" for s in sides)],
     ]
+    if any(s.shares for s in sides):
+        # the kernel's share next to the total, and the port's never hidden
+        split = [
+            [f"{share}'s instructions", *(_share(s, share) for s in sides)]
+            for share in _share_names(sides)
+        ]
+        rows[2:2] = [
+            *split,
+            ["port wrappers", *(_wrappers(s) for s in sides)],
+            ["measurement vs subtracted overhead", *(s.overhead_line or "-" for s in sides)],
+        ]
+    return rows
+
+
+def _share_names(sides: Sequence[SidePath]) -> list[str]:
+    return list(dict.fromkeys(k for s in sides for k in (s.shares or {})))
+
+
+def _share(side: SidePath, share: str) -> str:
+    if side.shares is None:
+        return "not split"
+    n = side.shares.get(share, 0)
+    pct = f" ({100 * n / side.instructions:.0f} %)" if side.instructions else ""
+    return f"{n:,}{pct}"
+
+
+def _wrappers(side: SidePath) -> str:
+    if side.wrappers is None:
+        return "not split"
+    return ", ".join(f"{name} {n:,}" for name, n in side.wrappers.items()) or "none"
 
 
 def _critical_count(side: SidePath) -> str:

@@ -21,6 +21,7 @@ from rtbench.model.summary import MetricSummary
 from rtbench.report import requirements_table as req_report
 from rtbench.report import terminal
 from rtbench.report.common import STATUS_WORDS, first_meta, os_config_text, row_unit, verdicts
+from rtbench.trace.codepath import render as path_render
 
 FORMATS = ("text", "markdown", "csv", "json")
 SUMMARY_SCHEMA = "rtbench-summary"
@@ -183,6 +184,7 @@ def markdown(doc: ResultsDocument, *, with_reference: bool = False) -> str:
         out += ["", "## Results", ""]
         header = ["label", "metric", "samples", "min", "median", "avg", "p99", "max", "unit"]
         out += _md_table(header, rows, set(range(2, 8)))
+    out += path_render.markdown_lines(doc)
     vrows = [
         [v.label or "-", f"{v.scenario} {v.check}", v.outcome.upper(), v.reason]
         for o in doc.scenarios

@@ -28,12 +28,17 @@ LOG_ITEMS = "exec,nochain,in_asm"
 @dataclass(frozen=True)
 class Firmware:
     """What names the code of the image: its ELF, the toolchain's nm, the symbol
-    of its vector table, and the functions its RTOS masks interrupts with."""
+    of its vector table, and the functions its RTOS masks interrupts with; and
+    what places its functions (trace.codepath.origin): the port folder's name
+    (ports/<rtos>/), the RTOS's sources and rtbench's folder it was built from."""
 
     elf: Path
     nm: str
     vector_table: str | None
     critical_sections: CriticalSections | None = None
+    rtos: str = ""
+    rtos_sources: Path | None = None
+    project: Path | None = None
 
 
 class ExecLog:

@@ -230,7 +230,15 @@ class FirmwareTarget(QemuBase):
         return ExecLog(
             lambda: self.machine.folder if self.machine is not None else None,
             board.counter_reads,
-            Firmware(self.image.path, board.nm, board.vector_table, self.rtos.critical_sections),
+            Firmware(
+                self.image.path,
+                board.nm,
+                board.vector_table,
+                self.rtos.critical_sections,
+                self.rtos.name,
+                self.image.sources.path if self.image.sources is not None else None,
+                ROOT,
+            ),
             self.icount,
         )
 

@@ -8,14 +8,17 @@ functions executed between them with the image's symbols (trace.codepath.symbols
 Each result record with kept samples gets a `path` object: the typical sample
 (the kept one nearest the median) with its instruction count, the functions
 it entered in order and how often, the instructions spent in each and, when
-the RTOS names its critical-section functions, the critical sections it took; the
-worst sample with what it executed beyond the typical one; and a line for
-each. Every kept sample's analysis goes to `trace/NN-<unit>.paths.json`; the
-log itself is deleted once read (it is large), unless KEEP_LOG_ENV is 1: it is
+the RTOS names its critical-section functions, the critical sections it took,
+and its instructions split by whose code ran (trace.codepath.origin: the
+kernel's, the port's, rtbench's measurement code); the worst sample with what
+it executed beyond the typical one; a line for each; and the measurement
+code's instructions beside the timestamp overhead the core subtracted.
+Every kept sample's analysis goes to `trace/NN-<unit>.paths.json`; the log
+itself is deleted once read (it is large), unless KEEP_LOG_ENV is 1: it is
 then kept as `trace/NN-<unit>.exec.log` for tools that read whole logs
-(bench/thread-metric-explain). A log that grows past
-LOG_CAP_BYTES is switched off for the rest of the unit, and the samples after
-that point are said to be not found, never guessed.
+(bench/thread-metric-explain). A log that grows past LOG_CAP_BYTES is switched
+off for the rest of the unit, and the samples after that point are said to be
+not found, never guessed.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtbench.errors import RtbenchError
-from rtbench.trace.codepath import exec_log
+from rtbench.trace.codepath import exec_log, origin
 from rtbench.trace.codepath.critical import CriticalSections
 from rtbench.trace.codepath.symbols import Symbols
 
@@ -45,6 +48,9 @@ LOG_CAP_BYTES = 1 << 30
 KEEP_LOG_ENV = "RTBENCH_TRACE_KEEP_LOG"
 WATCH_S = 0.25
 TOP_CALLS = 8  # functions named in a path's line
+# the scenario that measures the timestamp overhead: nothing is subtracted from
+# its own samples (rtbench.run.runner.CALIBRATION)
+CALIBRATION = "cal.timestamp"
 
 
 class PathTraceHook:
@@ -59,6 +65,9 @@ class PathTraceHook:
         self._ctx: HookContext | None = None
         self._log: ExecLog | None = None
         self._symbols: Symbols | None = None
+        self._origins: origin.Origins | None = None
+        self._origins_note: str | None = None
+        self._placed: dict[str, dict[str, str]] = {}  # functions seen on a path
         self._translations = exec_log.Translations()
         self._units: dict[str, dict[str, Any]] = {}
         self._index = 0
@@ -77,6 +86,7 @@ class PathTraceHook:
         fw = log.firmware
         self._symbols = Symbols.load(fw.elf, fw.nm, fw.vector_table)
         self._log = log
+        self._load_origins(ctx)
         (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)
         exact = "exact" if log.icount is not None else "to a block at each end"
         ctx.info(
@@ -159,6 +169,13 @@ class PathTraceHook:
                 else None
             ),
             "units": self._units,
+            # whose code each function on a path is: the rules, and every
+            # function found on a path with its share and source
+            "attribution": (
+                {**self._origins.described, "functions": self._placed}
+                if self._origins is not None
+                else {"note": self._origins_note or "not read"}
+            ),
             "note": "Instructions are counted in QEMU's translated blocks; a sample's path "
             "is every block executed between its two counter readings. Logging slows the "
             "emulator: figures of a traced run without --deterministic are disturbed; with it "
@@ -166,6 +183,38 @@ class PathTraceHook:
         }
 
     # ---- the work -----------------------------------------------------------
+
+    def _load_origins(self, ctx: HookContext) -> None:
+        log, symbols = self._log, self._symbols
+        if log is None or symbols is None:
+            return
+        fw = log.firmware
+        if fw.project is None:
+            self._origins_note = "the image's build is not known"
+            return
+        roots = origin.Roots(fw.project, fw.rtos_sources, fw.rtos)
+        try:
+            self._origins = origin.Origins.load(fw.elf, symbols, roots)
+        except origin.OriginError as e:
+            self._origins_note = str(e)
+            ctx.warn(
+                f"--trace: {e}, so the paths' instructions are not split into the kernel's, "
+                "the port's and the measurement's."
+            )
+
+    def _place(self, sample: dict[str, Any]) -> None:
+        """Note the origin of every function of a found sample (describe's table)."""
+        found = self._origins
+        if found is None:
+            return
+        for name in sample.get("instructions_by_function") or {}:
+            if name not in self._placed:
+                o = found.of_name(name)
+                self._placed[name] = (
+                    {"share": "libc" if o.share == origin.RUNTIME else o.share, "source": o.source}
+                    if o is not None
+                    else {"share": origin.UNATTRIBUTED, "source": ""}
+                )
 
     def _warn(self, text: str) -> None:
         if self._ctx is not None:
@@ -243,16 +292,34 @@ class PathTraceHook:
         by_record: dict[int, list[dict[str, Any]]] = {}
         for w in windows:
             r, kind, rank, kept = w.key
-            by_record.setdefault(r, []).append(
-                _sample(
-                    w, kind, rank, kept, symbols, log.firmware.critical_sections, self._translations
-                )
+            sample = _sample(
+                w,
+                kind,
+                rank,
+                kept,
+                symbols,
+                log.firmware.critical_sections,
+                self._translations,
+                self._origins,
             )
+            self._place(sample)
+            by_record.setdefault(r, []).append(sample)
         detail: dict[str, Any] = {"unit": unit.name, "metrics": []}
         records = list(outcome.records)
         for r, samples in by_record.items():
             record = dict(records[r])
-            record["path"] = summarise(record, samples, info["file"], log.icount)
+            record["path"] = summarise(
+                record, samples, info["file"], log.icount, outcome.counter_hz
+            )
+            if self._origins is not None:
+                # whose code each function of the typical and worst sample is
+                record["path"]["whose_code"] = {
+                    name: self._placed[name]["share"]
+                    for s in (record["path"]["typical"], record["path"]["worst"])
+                    if s
+                    for name in s["instructions_by_function"]
+                    if name in self._placed
+                }
             detail["metrics"].append(
                 {"scenario": record.get("scenario"), "metric": record.get("metric"),
                  "params": record.get("params"), "samples": samples}
@@ -270,6 +337,7 @@ def _sample(
     symbols: Symbols,
     critical: CriticalSections | None = None,
     translations: exec_log.Translations | None = None,
+    origins: origin.Origins | None = None,
 ) -> dict[str, Any]:
     found: dict[str, Any] = {
         "kind": kind,
@@ -301,13 +369,23 @@ def _sample(
     )
     if critical is not None:
         found["critical_sections"] = critical.count(p.calls, p.masks)
+    if origins is not None:
+        parts = origin.split(w.blocks, symbols, origins)
+        found["shares"] = {k: n for k, n in parts.shares.items() if n or k in origin.SHARES}
+        found["libc"] = parts.libc
+        found["port_wrappers"] = parts.wrappers
     return found
 
 
 def summarise(
-    record: dict[str, Any], samples: list[dict[str, Any]], file: str, icount: int | None
+    record: dict[str, Any],
+    samples: list[dict[str, Any]],
+    file: str,
+    icount: int | None,
+    hz: float | None = None,
 ) -> dict[str, Any]:
-    """The `path` object of one result record."""
+    """The `path` object of one result record (`hz`: the counter's frequency, which
+    turns the subtracted overhead into instructions under -icount)."""
     found = [s for s in samples if s.get("found")]
     typical = pick_typical(found, (record.get("stats") or {}).get("p50"))
     worst = next((s for s in found if s["kind"] == "worst" and s["rank"] == 0), None)
@@ -325,7 +403,69 @@ def summarise(
     }
     if typical is None:
         out["line"] = "no kept sample was found in the execution log"
+    elif isinstance(typical.get("shares"), dict):
+        out["overhead"] = overhead(record, typical, icount, hz)
     return out
+
+
+def instructions_per_tick(icount: int | None, hz: float | None) -> float | None:
+    """Under -icount shift=N an instruction takes 2**N ns of the board's time, so one
+    tick of a counter at `hz` is (1e9 / hz) / 2**N instructions (1.25 for the
+    25 MHz counter at shift=5); None without -icount (time is not instructions)."""
+    if icount is None or not hz:
+        return None
+    return (1e9 / float(hz)) / float(2**icount)
+
+
+def overhead(
+    record: dict[str, Any], typical: dict[str, Any], icount: int | None, hz: float | None
+) -> dict[str, Any]:
+    """The typical sample's measurement instructions beside the timestamp overhead the
+    core subtracted from every sample of the metric (`overhead_ticks`), in instructions."""
+    measured = int((typical.get("shares") or {}).get(origin.MEASUREMENT, 0))
+    if record.get("scenario") == CALIBRATION:
+        return {
+            "measurement_instructions": measured,
+            "subtracted": False,
+            "line": f"measurement: {measured:,} instructions, nothing subtracted (this metric "
+            "is the timestamp overhead that is subtracted from the others)",
+        }
+    ticks = record.get("overhead_ticks")
+    per_tick = instructions_per_tick(icount, hz)
+    subtracted = (
+        round(float(ticks) * per_tick, 2)
+        if isinstance(ticks, int | float) and per_tick is not None
+        else None
+    )
+    out: dict[str, Any] = {
+        "measurement_instructions": measured,
+        "subtracted": True,
+        "overhead_ticks": ticks if isinstance(ticks, int) else None,
+        "instructions_per_tick": per_tick,
+        "overhead_instructions": subtracted,
+        "difference": round(measured - subtracted, 2) if subtracted is not None else None,
+    }
+    out["line"] = overhead_line(out)
+    return out
+
+
+def overhead_line(found: dict[str, Any]) -> str:
+    """`measurement: 17 instructions, subtracted overhead: 12.5 instructions (10 ticks x
+    1.25); 4.5 more measured than subtracted`."""
+    measured = found.get("measurement_instructions")
+    ticks, subtracted = found.get("overhead_ticks"), found.get("overhead_instructions")
+    head = f"measurement: {measured:,} instructions, subtracted overhead: "
+    if ticks is None:
+        return head + "none recorded"
+    if subtracted is None:
+        return head + f"{ticks} ticks (not instructions without --deterministic)"
+    per_tick = found.get("instructions_per_tick")
+    diff = float(found.get("difference") or 0)
+    if diff == 0:
+        tail = "the same"
+    else:
+        tail = f"{abs(diff):g} {'more' if diff > 0 else 'fewer'} measured than subtracted"
+    return f"{head}{subtracted:g} instructions ({ticks} ticks x {per_tick:g}); {tail}"
 
 
 def pick_typical(found: list[dict[str, Any]], median: Any) -> dict[str, Any] | None:
@@ -350,8 +490,19 @@ def _calls_text(calls: dict[str, int], limit: int = TOP_CALLS) -> str:
     return text + (f" and {more} more" if more > 0 else "")
 
 
+def shares_text(s: dict[str, Any]) -> str:
+    """`kernel 39, port 8, measurement 17` from a sample's `shares` ("" without)."""
+    found = s.get("shares")
+    if not isinstance(found, dict):
+        return ""
+    return ", ".join(f"{k} {int(n):,}" for k, n in found.items())
+
+
 def typical_line(s: dict[str, Any], unit: str) -> str:
     head = f"typical sample ({s['value']} {unit}): {s['instructions']:,} instructions"
+    split = shares_text(s)
+    if split:
+        head += f" ({split})"
     calls = sum(s["calls"].values())
     if not calls:
         where = ", ".join(list(s["instructions_by_function"])[:3])
@@ -373,7 +524,17 @@ def worst_line(worst: dict[str, Any], typical: dict[str, Any], unit: str) -> str
     beyond = "; ".join(x for x in (_calls_text(extra) if extra else "", longer) if x)
     handlers = [h for h in worst["handlers"] if h not in typical["handlers"]]
     taken = f"; interrupted by {', '.join(dict.fromkeys(handlers))}" if handlers else ""
-    return f"{head} ({more:+,} on the typical path): {beyond}{taken}"
+    return f"{head} ({more:+,} on the typical path{_shares_delta(worst, typical)}): {beyond}{taken}"
+
+
+def _shares_delta(worst: dict[str, Any], typical: dict[str, Any]) -> str:
+    """`: kernel +34, port +12, measurement +0`, the worst sample's shares beyond the
+    typical one's ("" when either has none)."""
+    a, b = worst.get("shares"), typical.get("shares")
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return ""
+    keys = list(dict.fromkeys([*b, *a]))
+    return ": " + ", ".join(f"{k} {int(a.get(k, 0)) - int(b.get(k, 0)):+,}" for k in keys)
 
 
 def _longer(worst: dict[str, int], typical: dict[str, int], limit: int = 3) -> str:

@@ -2,9 +2,13 @@
 """The code paths of a run traced on an emulated board, as text and HTML.
 
 The terminal summary gives each metric's typical and worst path in a line
-each; `rtbench show --details` adds the typical sample's whole call sequence;
-the HTML report puts, under each metric, the functions of the typical and the
-worst sample side by side (entries and instructions) and the sequence.
+each; `rtbench show --details` adds the typical sample's split by whose code
+ran (kernel, port, measurement), the measurement's instructions beside the
+subtracted timestamp overhead, the port's wrappers and the C runtime's
+functions, and the whole call sequence; the HTML report puts, under each
+metric, the same split and the functions of the typical and the worst sample
+side by side (whose code, entries and instructions) and the sequence; the
+Markdown report has a code-path section with the split.
 """
 
 from __future__ import annotations
@@ -81,6 +85,60 @@ def _sequence(sample: Mapping[str, Any]) -> str:
     return shown + (f" > ... ({more} more)" if more > 0 else "")
 
 
+def shares_line(sample: Mapping[str, Any]) -> str:
+    """`kernel 39 (61 %), port 8 (13 %), measurement 17 (27 %) of 64 instructions`, ""
+    for a sample recorded without the split (older results)."""
+    shares = sample.get("shares")
+    total = sample.get("instructions")
+    if not isinstance(shares, Mapping) or not isinstance(total, int):
+        return ""
+    parts = [
+        f"{k} {int(n):,} ({100 * int(n) / total:.0f} %)" if total else f"{k} {int(n):,}"
+        for k, n in shares.items()
+    ]
+    return f"{', '.join(parts)} of {total:,} instructions"
+
+
+def wrappers_text(sample: Mapping[str, Any]) -> str:
+    """`rtb_port_sem_wait 8, ...`: the port's own functions on the path."""
+    found = sample.get("port_wrappers")
+    if not isinstance(found, Mapping):
+        return ""
+    return ", ".join(f"{name} {int(n):,}" for name, n in found.items()) or "none"
+
+
+def libc_text(sample: Mapping[str, Any]) -> str:
+    """`memcpy 12 (port)`: the C runtime's functions and the share each counted in."""
+    found = sample.get("libc")
+    if not isinstance(found, Mapping):
+        return ""
+    return ", ".join(
+        f"{name} {int(n):,} ({share})"
+        for name, per in found.items()
+        for share, n in (per or {}).items()
+    )
+
+
+def split_lines(found: Mapping[str, Any]) -> list[str]:
+    """A metric's path split by whose code ran: its typical sample's shares, the
+    measurement beside the subtracted overhead, the port's wrappers, the C runtime."""
+    typical = found.get("typical")
+    if not isinstance(typical, Mapping) or not shares_line(typical):
+        return []
+    lines = [f"whose code (typical): {shares_line(typical)}"]
+    worst = found.get("worst")
+    if isinstance(worst, Mapping) and shares_line(worst) and worst is not typical:
+        lines.append(f"whose code (worst): {shares_line(worst)}")
+    over = found.get("overhead")
+    if isinstance(over, Mapping) and over.get("line"):
+        lines.append(str(over["line"]))
+    lines.append(f"port wrappers: {wrappers_text(typical)}")
+    runtime = libc_text(typical)
+    if runtime:
+        lines.append(f"C runtime, counted in its caller's share: {runtime}")
+    return lines
+
+
 def detail_lines(doc: ResultsDocument, bold: Callable[[str], str] = lambda t: t) -> list[str]:
     """`rtbench show --details`: each metric's lines and its typical call sequence."""
     condition = traced(doc)
@@ -90,6 +148,7 @@ def detail_lines(doc: ResultsDocument, bold: Callable[[str], str] = lambda t: t)
     for name, found in paths(doc):
         lines.append(f"  {name} ({found.get('found')} of {found.get('kept')} kept samples found)")
         lines += [f"    {t}" for t in (found.get("line"), found.get("worst_line")) if t]
+        lines += [f"    {t}" for t in split_lines(found)]
         typical = found.get("typical")
         if isinstance(typical, Mapping) and typical.get("sequence"):
             lines += textwrap.wrap(
@@ -134,18 +193,24 @@ def metric_html(record: Mapping[str, Any]) -> str:
             names.append(name)
     shown = [s for s in (typical, worst) if s is not None]
 
+    whose = found.get("whose_code") if isinstance(found.get("whose_code"), Mapping) else {}
+
     def cells(s: Mapping[str, Any], name: str) -> list[str]:
         calls = (s.get("calls") or {}).get(name, 0)
         insns = (s.get("instructions_by_function") or {}).get(name, 0)
         return [f"{calls:,}" if calls else "", f"{insns:,}" if insns else ""]
 
-    headers = ["function", "entries", "instructions"]
+    headers = ["function", *(["code"] if whose else []), "entries", "instructions"]
     if worst is not None:
         headers += ["entries (worst)", "instructions (worst)"]
-    rows = [[n, *[c for s in shown for c in cells(s, n)]] for n in names]
+    rows = [
+        [n, *([whose.get(n, "")] if whose else []), *[c for s in shown for c in cells(s, n)]]
+        for n in names
+    ]
     rows.append(
         [
             "total",
+            *([""] if whose else []),
             *[
                 c
                 for s in shown
@@ -154,13 +219,19 @@ def metric_html(record: Mapping[str, Any]) -> str:
         ]
     )
     lines = "".join(
-        f"<li>{escape(str(t))}</li>" for t in (found.get("line"), found.get("worst_line")) if t
+        f"<li>{escape(str(t))}</li>"
+        for t in (found.get("line"), found.get("worst_line"), *split_lines(found))
+        if t
     )
     sequence = _sequence(typical)
     return (
         "<details><summary>Code path of the typical and the worst sample</summary>"
         f"<ul>{lines}</ul>"
-        + table(headers, rows, numeric=[False] + [True] * (len(headers) - 1))
+        + table(
+            headers,
+            rows,
+            numeric=[False] * (2 if whose else 1) + [True] * (len(headers) - (2 if whose else 1)),
+        )
         + (
             f'<p class="small">Functions entered by the typical sample, in order: '
             f"{escape(sequence)}</p>"
@@ -169,3 +240,16 @@ def metric_html(record: Mapping[str, Any]) -> str:
         )
         + "</details>"
     )
+
+
+def markdown_lines(doc: ResultsDocument) -> list[str]:
+    """The Markdown report's code-path section: each metric's lines and its split."""
+    condition = traced(doc)
+    if condition is None:
+        return []
+    out = ["", "## Code paths", "", f"QEMU execution log, {_how(condition)}.", ""]
+    for name, found in paths(doc):
+        out.append(f"- `{name}`")
+        texts = [found.get("line"), found.get("worst_line"), *split_lines(found)]
+        out += [f"  - {t}" for t in texts if t]
+    return out
