@@ -146,11 +146,15 @@ def qemu_command(elf: Path, extra: Sequence[str] = ()) -> list[str]:
     ]  # fmt: skip
 
 
-def run(elf: Path, done: Callable[[str], bool], timeout: float) -> tuple[str, float]:
+def run(
+    elf: Path, done: Callable[[str], bool], timeout: float, extra: Sequence[str] = ()
+) -> tuple[str, float]:
     """The image's console output until `done(text)` or the timeout (wall seconds)
-    or its end, and the wall time."""
+    or its end, and the wall time (`extra`: more QEMU arguments)."""
     start = time.monotonic()
-    proc = subprocess.Popen(qemu_command(elf), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        qemu_command(elf, extra), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE
+    )
     assert proc.stdout is not None
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
