@@ -90,8 +90,9 @@ def kernel(rtos: str, out: Path) -> Kernel:
         cport = cpu / "ARM-Cortex-M" / "ARMv7-M" / "GNU"
         inc = [f"-I{port / 'config'}", f"-I{os3 / 'Source'}", f"-I{oport / 'GNU'}", f"-I{cpu}",
                f"-I{cport}", f"-I{src / 'uC-LIB'}"]  # fmt: skip
-        names = ["os_cfg_app", "os_core", "os_flag", "os_mem", "os_msg", "os_mutex", "os_prio",
-                 "os_q", "os_sem", "os_stat", "os_task", "os_tick", "os_time", "os_tmr", "os_var"]  # fmt: skip
+        names = ["os_cfg_app", "os_core", "os_flag", "os_mem", "os_msg", "os_mutex",
+                 "os_prio", "os_q", "os_sem", "os_stat", "os_task", "os_tick", "os_time",
+                 "os_tmr", "os_var"]  # fmt: skip
         files = [os3 / "Source" / f"{n}.c" for n in names]
         files += [oport / "os_cpu_c.c", oport / "GNU" / "os_cpu_a.S", cpu / "cpu_core.c",
                   cport / "cpu_a.s"]  # fmt: skip
