@@ -76,6 +76,7 @@ enum rtb_cap {
 	RTB_CAP_IPC_SIGWAIT = 1u << 16,	       /* IPC channel: blocked signal, sigwait */
 	RTB_CAP_IPC_SYSV_SEM = 1u << 17,       /* IPC channel: System V semaphore */
 	RTB_CAP_IPC_POSIX_MQ = 1u << 18,       /* IPC channel: POSIX message queue */
+	RTB_CAP_MEM_POOL = 1u << 19,	       /* fixed-size block pools of the OS itself */
 };
 
 /* One setting of the OS's build-time configuration that changes what is
@@ -144,6 +145,9 @@ const struct rtb_port_info *rtb_port_info(void);
  * it ("policy_rr"): a sentence saying why the port does not claim it and
  * what decides that ("configUSE_TIME_SLICING is 0 in this image's
  * FreeRTOSConfig.h"), which the core puts in the unsupported reason.
+ * "irq_now" and "irq_now_name": how a fire with delay 0 raises the
+ * interrupt, when that is not the source of irq_source (a sentence, and a
+ * few words for titles: "software-pended interrupt").
  * "lacks.policy_fifo" is answered only by a port whose RTB_POLICY_FIFO
  * threads do not keep equal priorities first come, first served (the OS
  * time-slices every thread of a priority); the FIFO checks are then
@@ -331,7 +335,15 @@ struct rtb_irq_counts {
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
 			void *arg);
 int rtb_port_irq_delete(struct rtb_irq *irq);
-/* Raise the interrupt once, after delay_ns (0: as soon as possible). */
+/* Raise the interrupt once, after delay_ns. delay_ns 0 asks for it as soon
+ * as possible, from software: where the platform lets a thread raise an
+ * interrupt itself (a firmware port sets a spare interrupt line pending in
+ * the interrupt controller), it does, and the handler has run when the call
+ * returns unless the caller masks it; rtb_port_property("irq_now") then
+ * says how. Otherwise the source's own event comes at once (the POSIX port
+ * arms its timer for the next moment). A delay above 0 is always the
+ * source's event (a hardware timer's expiry on a board). A fire replaces a
+ * delayed one not yet raised. */
 int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns);
 /* Raise it every period_ns until stopped, counting losses. */
 int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns);
@@ -366,6 +378,32 @@ struct rtb_mem_usage {
 	const char *note;
 };
 int rtb_port_mem_usage(struct rtb_mem_usage *out);
+
+/* ---- fixed-size block pools ------------------------------------------------ */
+
+/* A pool of `count` blocks of `block_bytes` each, for a scenario that takes
+ * and gives back blocks of one size (Thread-Metric's memory test), as an
+ * RTOS application does with its fixed-block pools. A port whose OS has them
+ * (ThreadX tx_block_pool_*, uC/OS-III OSMem) uses them and sets
+ * RTB_CAP_MEM_POOL: the blocks are reserved at creation. One whose OS has
+ * none emulates the pool over its allocator (ports/common/pool_alloc.c: a
+ * get is rtb_port_mem_alloc() of block_bytes, a put rtb_port_mem_free(),
+ * nothing reserved or counted) and clears it. The caller never holds more
+ * than `count` blocks and gives them all back before the delete. Blocks
+ * are aligned at least to a pointer's size. */
+struct rtb_pool;
+int rtb_port_pool_create(struct rtb_pool **out, size_t block_bytes, uint32_t count);
+/* Delete a pool whose blocks are all back (a native pool that sees one
+ * still out answers RTB_E_BUSY). */
+int rtb_port_pool_delete(struct rtb_pool *p);
+/* Take a block without waiting: RTB_E_AGAIN when a native pool's `count`
+ * are all taken, RTB_E_NOMEM when an emulated pool's allocator fails. */
+int rtb_port_pool_get(struct rtb_pool *p, void **block);
+/* Give back a block taken from p. */
+int rtb_port_pool_put(struct rtb_pool *p, void *block);
+/* The native mechanism, e.g. "tx_block_allocate / tx_block_release (a
+ * ThreadX block pool)", or what an emulated pool is built on. */
+const char *rtb_port_pool_mechanism(void);
 
 /* Write back and invalidate the data cache lines of a range
  * (RTB_CAP_CACHE_FLUSH); RTB_E_UNSUPPORTED otherwise. */

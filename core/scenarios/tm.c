@@ -30,8 +30,10 @@
  *                   lowest resumes the next, each resumes the next higher and
  *                   suspends itself, so a pass runs all five, highest first
  *   tm.irq          one hand-off: a thread (1) raises the interrupt
- *                   (rtb_port_irq_fire, delay 0), the handler signals a
- *                   semaphore, the thread takes it
+ *                   (rtb_port_irq_fire, delay 0: from software where the
+ *                   port can, property "irq_now"), the handler signals a
+ *                   semaphore, the thread takes it (without waiting when
+ *                   the signal is already there, else bounded)
  *   tm.irq_preempt  one hand-off: a thread (1) raises the interrupt, the
  *                   handler signals the semaphore a thread at 2 waits on, that
  *                   thread runs and waits again, then the raising thread goes
@@ -40,7 +42,15 @@
  *   tm.msg          send a 16-byte message to a queue of depth 1 and receive
  *                   it (1 thread, 1)
  *   tm.sync         take and give a semaphore whose count is 1 (1 thread, 1)
- *   tm.mem          allocate and free a 128-byte block (1 thread, 1)
+ *   tm.mem          take a 128-byte block from a pool of 16 and give it back
+ *                   (rtb_port_pool_get/put: the OS's fixed-block pool, or one
+ *                   the port emulates over its allocator; 1 thread, 1)
+ *
+ * Each result says what the test used, in its parameters: tm.irq and
+ * tm.irq_preempt "interrupt" (the port's name for a fire with delay 0),
+ * tm.mem "allocator" ("block pool": the OS's own, RTB_CAP_MEM_POOL;
+ * "emulated pool": the port's allocator behind the pool calls); an info
+ * log says it in a sentence.
  *
  * Fairness checks (verdicts), on the counters read at the end of each
  * period (core/src/check_tm.c): tm.coop, every thread within 1 of the
@@ -88,6 +98,8 @@ static int tm_setup(struct tm_run *run)
 		rc = rtb_port_sem_create(&run->sem, (uint32_t)def->sem_initial);
 	if (rc == RTB_OK && def->mq)
 		rc = rtb_port_mq_create(&run->mq, TM_MSG_BYTES, 1);
+	if (rc == RTB_OK && def->pool)
+		rc = rtb_port_pool_create(&run->pool, TM_MEM_BYTES, TM_MEM_BLOCKS);
 	for (uint32_t i = 0; i < def->nworkers && rc == RTB_OK; i++)
 		rc = tm_spawn(run, i);
 	/* the thread that raises the interrupt is the one it interrupts */
@@ -130,8 +142,11 @@ static void tm_teardown(struct tm_run *run)
 		rtb_port_sem_delete(run->sem);
 	if (run->mq != NULL)
 		rtb_port_mq_delete(run->mq);
+	if (run->pool != NULL)
+		rtb_port_pool_delete(run->pool);
 	run->sem = NULL;
 	run->mq = NULL;
+	run->pool = NULL;
 }
 
 static void tm_fold(struct tm_run *run)
@@ -258,6 +273,19 @@ static void tm_detail(char *buf, size_t len, const struct tm_run *run, uint32_t 
 	}
 }
 
+/* How a fire with delay 0 raises the interrupt, in a few words: the port's
+ * "irq_now_name" where it raises it from software, else its source's name.
+ * Static storage: the result records keep the pointer. */
+static const char *tm_irq_name(void)
+{
+	static char name[RTB_LINE_MAX];
+	const char *source = rtb_port_info()->irq_name;
+
+	if (rtb_port_property("irq_now_name", name, sizeof(name)) == RTB_OK && name[0] != '\0')
+		return name;
+	return source != NULL && source[0] != '\0' ? source : "interrupt";
+}
+
 static int tm_emit(const struct rtb_ctx *ctx, const struct tm_run *run, uint64_t period_ms,
 		   double *mean)
 {
@@ -269,6 +297,12 @@ static int tm_emit(const struct rtb_ctx *ctx, const struct tm_run *run, uint64_t
 	struct rtb_recorder r;
 
 	rtb_metric_param(&m, "period_ms", (int64_t)period_ms);
+	if (def->irq)
+		rtb_metric_param_str(&m, "interrupt", tm_irq_name());
+	if (def->pool)
+		rtb_metric_param_str(&m, "allocator",
+				     (rtb_port_info()->caps & RTB_CAP_MEM_POOL) ? "block pool"
+										: "emulated pool");
 	int rc = rtb_recorder_init(&r, &m, 0, ctx->raw_max);
 	if (rc != RTB_OK)
 		return rc;
@@ -557,9 +591,16 @@ static int run_tm(struct rtb_ctx *ctx)
 		     "%llu periods of %llu ms per test; the controller runs at relative priority "
 		     "%d and reads the counters every 100 ms",
 		     (unsigned long long)periods, (unsigned long long)period_ms, info->prio_max);
-	if (info->caps & RTB_CAP_IRQ)
+	if (info->caps & RTB_CAP_IRQ) {
+		char now[RTB_LINE_MAX];
 		rtb_emit_log("tm.irq", "info", "interrupt source on the %s port: %s", info->port,
 			     info->irq_source);
+		if (rtb_port_property("irq_now", now, sizeof(now)) == RTB_OK)
+			rtb_emit_log("tm.irq", "info",
+				     "tm.irq and tm.irq_preempt fire it with delay 0: %s", now);
+	}
+	rtb_emit_log("tm.mem", "info", "blocks of tm.mem on the %s port: %s", info->port,
+		     rtb_port_pool_mechanism());
 
 	for (uint32_t t = 0; t < TM_TESTS; t++) {
 		const struct tm_def *def = &rtb_tm_defs[t];

@@ -16,6 +16,7 @@
 #define TM_BASIC_WORDS 1024u
 #define TM_MSG_BYTES 16u
 #define TM_MEM_BYTES 128u
+#define TM_MEM_BLOCKS 16u /* the pool of tm.mem: 2 KiB of blocks, as the original's */
 #define TM_PERIODS_MAX 64u
 #define TM_HANDOFF_TIMEOUT_NS 100000000u /* an interrupt hand-off not done by then is lost */
 #define TM_CHECK_MASK 255u		 /* workers test their own end time every 256 turns */
@@ -59,7 +60,7 @@ struct tm_def {
 	int prio[TM_WORKERS_MAX];
 	uint32_t ops_mask; /* counters whose sum is the operations */
 	int sem_initial;   /* -1: no semaphore */
-	bool mq, irq, chain, fairness;
+	bool mq, irq, pool, chain, fairness;
 	uint32_t caps; /* RTB_CAP_* beyond the scenario's */
 	const char *needs;
 };
@@ -80,6 +81,7 @@ struct tm_run {
 	struct rtb_sem *sem;
 	struct rtb_mq *mq;
 	struct rtb_irq *irq;
+	struct rtb_pool *pool;
 	volatile bool stop;
 	volatile uint64_t end_ticks; /* the workers' own bound */
 	volatile int err;	     /* first error a worker met */

@@ -32,6 +32,7 @@ static const struct {
 	{RTB_CAP_IPC_SIGWAIT, "ipc_sigwait"},
 	{RTB_CAP_IPC_SYSV_SEM, "ipc_sysv_sem"},
 	{RTB_CAP_IPC_POSIX_MQ, "ipc_posix_mq"},
+	{RTB_CAP_MEM_POOL, "mem_pool"},
 };
 
 static void emit_caps(struct rtb_json *j, const char *key, uint32_t caps)

@@ -16,10 +16,12 @@
  * no priority ceiling protocol, so RTB_MUTEX_CEILING is unsupported. Message
  * queues are FreeRTOS queues, event flags native event groups (24 bits).
  * Memory comes from heap_4 (pvPortMalloc), whose use the memory scenarios
- * read (configTOTAL_HEAP_SIZE - xPortGetFreeHeapSize()). The interrupt
- * source is a board hardware timer whose interrupt handler calls the
- * scenario's handler; a give from it wakes a task with portYIELD_FROM_ISR.
- * Periodic mode counts lost interrupts from the counter (an expiry whose
+ * read (configTOTAL_HEAP_SIZE - xPortGetFreeHeapSize()); FreeRTOS has no
+ * fixed-block pool, so the contract's pools are emulated over the heap
+ * (ports/common/pool_alloc.c). The interrupt source is a board hardware
+ * timer (raised from software on a spare interrupt line when fired with
+ * delay 0) whose interrupt handler calls the scenario's handler; a give from it wakes a task with
+ * portYIELD_FROM_ISR. Periodic mode counts lost interrupts from the counter (an expiry whose
  * interrupt was never taken). The counter is a board timer of known
  * frequency extended to 64 bits (the DWT cycle counter is not modelled by
  * QEMU); time_ns is derived from it, sleeps are vTaskDelay to the tick
@@ -184,7 +186,7 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 			"priorities take turns every tick)");
 		return RTB_OK;
 	}
-	return RTB_E_UNSUPPORTED;
+	return rtb_fw_irq_property(key, buf, len);
 }
 
 /* ---- counter and time ------------------------------------------------------ */
@@ -239,6 +241,14 @@ void *rtb_port_mem_alloc(size_t bytes)
 void rtb_port_mem_free(void *p)
 {
 	vPortFree(p);
+}
+
+/* FreeRTOS has no fixed-block pool: the contract's pool is emulated over
+ * the heap (ports/common/pool_alloc.c), RTB_CAP_MEM_POOL clear. */
+const char *rtb_port_pool_mechanism(void)
+{
+	return "emulated: FreeRTOS has no fixed-block pool; each block is a pvPortMalloc / "
+	       "vPortFree of the heap (heap_4)";
 }
 
 int rtb_port_mem_usage(struct rtb_mem_usage *out)

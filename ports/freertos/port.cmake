@@ -38,4 +38,4 @@ target_include_directories(freertos_kernel PUBLIC ${frt_includes} ${frt_dir}
 
 rtb_add_firmware(freertos KERNEL freertos_kernel INCLUDES ${frt_includes}
   SOURCES ${frt_dir}/port.c ${frt_dir}/thread.c ${frt_dir}/sync.c ${frt_dir}/irq.c
-  ${frt_dir}/console.c)
+  ${frt_dir}/console.c ${PROJECT_SOURCE_DIR}/ports/common/pool_alloc.c)

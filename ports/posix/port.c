@@ -607,6 +607,14 @@ void rtb_port_mem_free(void *p)
 	free(p);
 }
 
+/* POSIX has no fixed-block pool: the contract's pool is emulated over malloc
+ * (ports/common/pool_alloc.c), RTB_CAP_MEM_POOL clear. */
+const char *rtb_port_pool_mechanism(void)
+{
+	return "emulated: POSIX has no fixed-block pool; each block is a malloc / free of "
+	       "the C library";
+}
+
 static uint64_t status_field(const char *name)
 {
 	char line[256];

@@ -378,6 +378,14 @@ void rtb_port_mem_free(void *p)
 	(void)p;
 }
 
+/* The fixed-block pool: an OS that has one implements rtb_port_pool_* with
+ * it and sets RTB_CAP_MEM_POOL; this template emulates it over
+ * rtb_port_mem_alloc() (ports/common/pool_alloc.c, linked in port.cmake). */
+const char *rtb_port_pool_mechanism(void)
+{
+	return "emulated over rtb_port_mem_alloc (the template has no OS)";
+}
+
 int rtb_port_mem_usage(struct rtb_mem_usage *out)
 {
 	(void)out;

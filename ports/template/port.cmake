@@ -5,7 +5,8 @@
 rtb_add_core(template)
 target_compile_definitions(rtb_core_template PRIVATE RTB_BUILD_STATIC=${RTB_BUILD_STATIC})
 add_library(rtb_port_template STATIC ${CMAKE_CURRENT_LIST_DIR}/port.c
-  ${CMAKE_CURRENT_LIST_DIR}/../common/ipc_none.c)
+  ${CMAKE_CURRENT_LIST_DIR}/../common/ipc_none.c
+  ${CMAKE_CURRENT_LIST_DIR}/../common/pool_alloc.c)
 target_compile_options(rtb_port_template PRIVATE ${RTB_FREESTANDING} ${RTB_WARNINGS})
 target_link_libraries(rtb_port_template PUBLIC rtb_core_template)
 add_executable(rtbench-core ${CMAKE_CURRENT_LIST_DIR}/main.c)

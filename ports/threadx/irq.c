@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ThreadX port: the interrupt source, one of the board's hardware timers
- * per source (board.h). The board's handler clears the timer and calls
+ * per source (board.h), raised from software on the board's spare line
+ * beside it when fired with delay 0 (fw_port.h). The board's handler clears
+ * the timer (the spare line's has nothing to clear) and calls
  * rtb_fw_timer_isr(), which calls the scenario's handler. On ThreadX's
  * Cortex-M3 port a handler that calls ThreadX needs no bracket:
  * _tx_thread_context_save and _tx_thread_context_restore are empty there
@@ -14,7 +16,7 @@
  * periodic mode and the counts of generated, serviced and lost interrupts:
  * the same for every firmware port (fw_port.h). Here: the contract's calls
  * on them, with the source's memory (the byte pool) and the table's critical
- * section; a one-shot fire stops the timer first whatever its mode.
+ * section; a delayed one-shot fire stops the timer first whatever its mode.
  */
 #include "fw_port.h"
 #include "port_threadx.h"
@@ -56,15 +58,25 @@ int rtb_port_irq_delete(struct rtb_irq *irq)
 	return RTB_OK;
 }
 
-int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns)
+/* A fire with a delay: the board's timer, stopped first whatever its mode.
+ * Out of line, so that the fire with delay 0 stays a leaf. */
+static __attribute__((noinline)) int fire_later(struct rtb_irq *irq, uint64_t delay_ns)
 {
 	if (delay_ns > RTB_FW_IRQ_MAX_NS)
 		return RTB_E_INVALID;
 	board_timer_stop(irq->timer);
 	irq->count.periodic = false;
+	irq->count.armed = true;
 	irq->count.fired++;
 	board_timer_start(irq->timer, rtb_fw_timer_ticks(delay_ns), 0);
 	return RTB_OK;
+}
+
+int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns)
+{
+	if (delay_ns != 0)
+		return fire_later(irq, delay_ns);
+	return rtb_fw_irq_fire_now(irq);
 }
 
 int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns)

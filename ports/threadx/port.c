@@ -28,7 +28,9 @@
  * message is unsupported), receivers in arrival order. Event flags are
  * native groups of 32 flags. Memory is one ThreadX byte pool in the board's
  * large RAM; the memory scenarios read it with tx_byte_pool_info_get. The
- * interrupt source is a board hardware timer whose handler calls the
+ * contract's fixed-size block pools are ThreadX block pools carved from it.
+ * The interrupt source is a board hardware timer (raised from software on a
+ * spare interrupt line when fired with delay 0) whose handler calls the
  * scenario's handler directly: on this Cortex-M port an interrupt handler
  * needs no _tx_thread_context_save/restore bracket (both are empty there),
  * and a put from it pends PendSV, which switches once the handler returns.
@@ -54,7 +56,7 @@
 #define CAPS                                                                                      \
 	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_POLICY_RR |         \
 	 RTB_CAP_SUSPEND_OTHER | RTB_CAP_MUTEX_INHERIT | RTB_CAP_MQ | RTB_CAP_EVT | RTB_CAP_IRQ | \
-	 RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE)
+	 RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE | RTB_CAP_MEM_POOL)
 
 #define TICK_NS (1000000000ull / TX_TIMER_TICKS_PER_SECOND)
 
@@ -120,7 +122,7 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		TX_THREAD *me = tx_thread_identify();
 		return say(buf, len, me != TX_NULL ? me->tx_thread_new_time_slice * TICK_NS : 0);
 	}
-	return RTB_E_UNSUPPORTED;
+	return rtb_fw_irq_property(key, buf, len);
 }
 
 /* ---- counter and time ------------------------------------------------------ */
@@ -196,6 +198,65 @@ void *rtb_port_mem_alloc(size_t bytes)
 void rtb_port_mem_free(void *p)
 {
 	txp_free(p);
+}
+
+/* The contract's fixed-size block pool: a ThreadX block pool
+ * (tx_block_pool_create over storage from the byte pool, taken without
+ * waiting), the service Thread-Metric's memory test uses. ThreadX puts a
+ * pointer before each block and rounds the block size up to a word. */
+struct rtb_pool {
+	TX_BLOCK_POOL pool;
+	ULONG total;
+};
+
+int rtb_port_pool_create(struct rtb_pool **out, size_t block_bytes, uint32_t count)
+{
+	if (out == NULL || block_bytes == 0 || count == 0 || block_bytes > 0xFFFFu ||
+	    count > 0xFFFFu)
+		return RTB_E_INVALID;
+	size_t block = (block_bytes + sizeof(ALIGN_TYPE) - 1u) & ~(sizeof(ALIGN_TYPE) - 1u);
+	size_t storage = count * (block + sizeof(UCHAR *));
+	struct rtb_pool *p = txp_alloc(sizeof(*p) + storage);
+	if (p == NULL)
+		return RTB_E_NOMEM;
+	rtb_memset(p, 0, sizeof(*p));
+	if (tx_block_pool_create(&p->pool, "rtb-pool", (ULONG)block, p + 1, (ULONG)storage) !=
+	    TX_SUCCESS) {
+		txp_free(p);
+		return RTB_E_OS;
+	}
+	p->total = p->pool.tx_block_pool_total;
+	*out = p;
+	return RTB_OK;
+}
+
+int rtb_port_pool_delete(struct rtb_pool *p)
+{
+	if (p == NULL)
+		return RTB_E_INVALID;
+	if (p->pool.tx_block_pool_available != p->total)
+		return RTB_E_BUSY;
+	tx_block_pool_delete(&p->pool);
+	txp_free(p);
+	return RTB_OK;
+}
+
+int rtb_port_pool_get(struct rtb_pool *p, void **block)
+{
+	UINT s = tx_block_allocate(&p->pool, block, TX_NO_WAIT);
+
+	return s == TX_SUCCESS ? RTB_OK : s == TX_NO_MEMORY ? RTB_E_AGAIN : RTB_E_OS;
+}
+
+int rtb_port_pool_put(struct rtb_pool *p, void *block)
+{
+	(void)p; /* ThreadX finds the pool from the pointer before the block */
+	return tx_block_release(block) == TX_SUCCESS ? RTB_OK : RTB_E_OS;
+}
+
+const char *rtb_port_pool_mechanism(void)
+{
+	return "tx_block_allocate / tx_block_release (a ThreadX block pool)";
 }
 
 int rtb_port_mem_usage(struct rtb_mem_usage *out)

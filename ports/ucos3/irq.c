@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uC/OS-III port: the interrupt source, one of the board's hardware timers
- * per source (board.h). The board's handler, at the most urgent
- * kernel-aware priority (RTB_FW_IRQ_PRIO, rtb_fw_rtos.h), clears the timer
- * and calls rtb_fw_timer_isr(), which tells the kernel it runs in an
- * interrupt (OSIntEnter), calls the scenario's handler and leaves through
+ * per source (board.h), raised from software on the board's spare line
+ * beside it when fired with delay 0 (fw_port.h). The board's handler, at the
+ * most urgent kernel-aware priority (RTB_FW_IRQ_PRIO, rtb_fw_rtos.h), clears
+ * the timer (the spare line's has nothing to clear) and calls
+ * rtb_fw_timer_isr(), which tells the kernel it runs in an interrupt
+ * (OSIntEnter), calls the scenario's handler and leaves through
  * OSIntExit(): a post the handler made (rtb_port_sem_signal_from_irq) has
  * readied a task, and OSIntExit() switches to it when it outranks the
  * interrupted one. The target thread is not used: on one CPU the interrupt
@@ -74,17 +76,29 @@ int rtb_port_irq_delete(struct rtb_irq *irq)
 	return RTB_OK;
 }
 
-int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns)
+/* A fire with a delay: the board's timer. Out of line, so that the fire
+ * with delay 0 stays a leaf. */
+static __attribute__((noinline)) int fire_later(struct rtb_irq *irq, uint64_t delay_ns)
 {
-	if (irq == NULL || delay_ns > RTB_FW_IRQ_MAX_NS)
+	if (delay_ns > RTB_FW_IRQ_MAX_NS)
 		return RTB_E_INVALID;
 	if (irq->count.periodic) {
 		board_timer_stop(irq->timer);
 		irq->count.periodic = false;
 	}
+	irq->count.armed = true;
 	irq->count.fired++;
 	board_timer_start(irq->timer, rtb_fw_timer_ticks(delay_ns), 0);
 	return RTB_OK;
+}
+
+int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns)
+{
+	if (irq == NULL)
+		return RTB_E_INVALID;
+	if (delay_ns != 0)
+		return fire_later(irq, delay_ns);
+	return rtb_fw_irq_fire_now(irq);
 }
 
 int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns)

@@ -2,9 +2,11 @@
 /*
  * uC/OS-III port: memory. uC/OS-III has no general heap, only fixed-size
  * partitions (OSMem: OSMemCreate over memory the caller gives, OSMemGet,
- * OSMemPut, no delete). rtb_port_mem_alloc() serves the core's buffers, the
- * port's kernel objects and stacks, and the memory scenarios (mem.alloc,
- * tm.mem) with size classes built on them:
+ * OSMemPut, no delete). The contract's fixed-size block pools
+ * (rtb_port_pool_*, tm.mem) are OSMem partitions of their own, one each, over
+ * storage from the allocator below. rtb_port_mem_alloc() serves the core's
+ * buffers, the port's kernel objects and stacks, and the memory scenarios
+ * (mem.alloc) with size classes built on them:
  *
  *  - A request of n bytes, plus an 8-byte header, is rounded up to a class:
  *    32 bytes, then four classes per doubling (40, 48, 56, 64, 80, ...), so
@@ -243,6 +245,88 @@ void ucos3_mem_reset_if_idle(void)
 		heap_top = 0;
 	}
 	OSSchedUnlock(&err);
+}
+
+/* ---- the contract's fixed-size block pools -------------------------------- */
+
+/* An OSMem partition of its own, followed by its blocks, in one block of the
+ * allocator above: a get is OSMemGet, a put OSMemPut, as an application of
+ * uC/OS-III takes its fixed-size blocks. */
+struct rtb_pool {
+	OS_MEM mem;
+};
+
+#define POOL_HEAD_BYTES ALIGN_UP(sizeof(struct rtb_pool))
+
+int rtb_port_pool_create(struct rtb_pool **out, size_t block_bytes, uint32_t count)
+{
+	OS_ERR err;
+
+	if (out == NULL || block_bytes == 0 || count == 0 || block_bytes > 0xFFFFu ||
+	    count > 0xFFFFu)
+		return RTB_E_INVALID;
+	/* a free block holds the link to the next: at least a pointer, aligned */
+	size_t block = (block_bytes + sizeof(void *) - 1u) & ~(sizeof(void *) - 1u);
+	struct rtb_pool *p = rtb_port_mem_alloc(POOL_HEAD_BYTES + count * block);
+	if (p == NULL)
+		return RTB_E_NOMEM;
+	rtb_memset(p, 0, sizeof(*p));
+	OSMemCreate(&p->mem, (CPU_CHAR *)"rtb-pool", (uint8_t *)p + POOL_HEAD_BYTES,
+		    (OS_MEM_QTY)count, (OS_MEM_SIZE)block, &err);
+	if (err != OS_ERR_NONE) {
+		rtb_port_mem_free(p);
+		return RTB_E_OS;
+	}
+	*out = p;
+	return RTB_OK;
+}
+
+int rtb_port_pool_delete(struct rtb_pool *p)
+{
+	if (p == NULL)
+		return RTB_E_INVALID;
+	if (p->mem.NbrFree != p->mem.NbrMax)
+		return RTB_E_BUSY;
+#if OS_CFG_DBG_EN > 0u
+	/* uC/OS-III has no OSMemDel: take the partition off the kernel's debug
+	 * list before its memory goes back */
+	CPU_SR_ALLOC();
+	CPU_CRITICAL_ENTER();
+	if (p->mem.DbgPrevPtr != NULL)
+		p->mem.DbgPrevPtr->DbgNextPtr = p->mem.DbgNextPtr;
+	else
+		OSMemDbgListPtr = p->mem.DbgNextPtr;
+	if (p->mem.DbgNextPtr != NULL)
+		p->mem.DbgNextPtr->DbgPrevPtr = p->mem.DbgPrevPtr;
+	OSMemQty--;
+	CPU_CRITICAL_EXIT();
+#endif
+	rtb_port_mem_free(p);
+	return RTB_OK;
+}
+
+int rtb_port_pool_get(struct rtb_pool *p, void **block)
+{
+	OS_ERR err;
+	void *b = OSMemGet(&p->mem, &err);
+
+	if (err != OS_ERR_NONE)
+		return err == OS_ERR_MEM_NO_FREE_BLKS ? RTB_E_AGAIN : RTB_E_OS;
+	*block = b;
+	return RTB_OK;
+}
+
+int rtb_port_pool_put(struct rtb_pool *p, void *block)
+{
+	OS_ERR err;
+
+	OSMemPut(&p->mem, block, &err);
+	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;
+}
+
+const char *rtb_port_pool_mechanism(void)
+{
+	return "OSMemGet / OSMemPut (a uC/OS-III memory partition)";
 }
 
 int rtb_port_mem_usage(struct rtb_mem_usage *out)

@@ -38,7 +38,9 @@
  * has no general heap; rtb_port_mem_alloc() takes blocks of size classes
  * (8 per doubling) from OSMem partitions carved on demand from the board's
  * heap section, blocks over 56 KiB (beyond OS_MEM_SIZE) from free lists of
- * the port's own (mem.c). The interrupt source is a board hardware timer
+ * the port's own (mem.c); the contract's fixed-size block pools are OSMem
+ * partitions of their own. The interrupt source is a board hardware timer
+ * (raised from software on a spare interrupt line when fired with delay 0)
  * whose handler, bracketed by OSIntEnter()/OSIntExit(), calls the
  * scenario's handler; a post there wakes a task when OSIntExit() switches.
  * Periodic mode counts lost interrupts from the counter, and stops a source
@@ -58,9 +60,10 @@
 #include "fw_port.h"
 #include "rtb/core.h"
 
-#define CAPS_BASE                                                                             \
-	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_SUSPEND_OTHER | \
-	 RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE)
+#define CAPS_BASE                                                                              \
+	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_SUSPEND_OTHER |  \
+	 RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE | \
+	 RTB_CAP_MEM_POOL)
 #define CAPS                                                                     \
 	(CAPS_BASE | (UCOS3_HAS_MUTEX ? RTB_CAP_MUTEX_INHERIT : 0u) |            \
 	 (UCOS3_HAS_MQ ? RTB_CAP_MQ : 0u) | (UCOS3_HAS_EVT ? RTB_CAP_EVT : 0u) | \
@@ -147,7 +150,7 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		return RTB_OK;
 	}
 #endif
-	return RTB_E_UNSUPPORTED;
+	return rtb_fw_irq_property(key, buf, len);
 }
 
 /* ---- counter and time ------------------------------------------------------ */

@@ -3,9 +3,10 @@
  * Port conformance: everything besides threads and synchronisation. Start-up
  * (an unusable CPU is refused), the platform description, the counter and
  * its frequency, error names, memory usage (plausible, and following thread
- * creation, allocation and open handles), cache flush, the console, named
- * properties, sleeping until a deadline, and the stop request raised by
- * SIGTERM.
+ * creation, allocation and open handles), fixed-size block pools (count
+ * blocks, distinct and writable, given back and taken again; POSIX's are
+ * emulated and say so), cache flush, the console, named properties, sleeping until a
+ * deadline, and the stop request raised by SIGTERM.
  */
 #include "port_test.h"
 
@@ -167,6 +168,36 @@ static void test_mem_usage(void)
 	rtb_port_mem_free(NULL);
 }
 
+static void test_pool(void)
+{
+	enum { N = 5, BYTES = 100 };
+	struct rtb_pool *p;
+	void *b[N];
+
+	CHECK(rtb_port_pool_create(NULL, BYTES, N) == RTB_E_INVALID);
+	CHECK(rtb_port_pool_create(&p, 0, N) == RTB_E_INVALID);
+	CHECK(rtb_port_pool_create(&p, BYTES, 0) == RTB_E_INVALID);
+	CHECK(rtb_port_pool_create(&p, BYTES, N) == RTB_OK);
+	for (int i = 0; i < N; i++) {
+		CHECK(rtb_port_pool_get(p, &b[i]) == RTB_OK);
+		CHECK(((uintptr_t)b[i] % sizeof(void *)) == 0);
+		memset(b[i], i + 1, BYTES);
+	}
+	for (int i = 0; i < N; i++) {
+		const unsigned char *c = b[i];
+		CHECK(c[0] == i + 1 && c[BYTES - 1] == i + 1); /* blocks do not overlap */
+	}
+	CHECK(rtb_port_pool_put(p, b[0]) == RTB_OK);
+	CHECK(rtb_port_pool_get(p, &b[0]) == RTB_OK); /* one back, one out again */
+	for (int i = 0; i < N; i++)
+		CHECK(rtb_port_pool_put(p, b[i]) == RTB_OK);
+	CHECK(rtb_port_pool_delete(p) == RTB_OK);
+	CHECK(rtb_port_pool_delete(NULL) == RTB_E_INVALID);
+	/* the POSIX port has no native pool: it says what it emulates it with */
+	CHECK((rtb_port_info()->caps & RTB_CAP_MEM_POOL) == 0);
+	CHECK(strstr(rtb_port_pool_mechanism(), "emulated") != NULL);
+}
+
 static void test_cache_flush(void)
 {
 	static char data[10000];
@@ -283,6 +314,7 @@ int main(void)
 	test_counter();
 	test_time_and_sleep();
 	test_mem_usage();
+	test_pool();
 	test_cache_flush();
 	test_console();
 	test_properties();

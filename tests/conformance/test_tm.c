@@ -3,7 +3,8 @@
  * The Thread-Metric family runs in-process on the POSIX port with short
  * periods; its records are checked for what they say, never for the rates:
  * all eight ids report a throughput result in ops_per_s with one sample per
- * period and a table of periods, the ratio table lists every test and
+ * period and a table of periods, the interrupt and memory tests name the
+ * interrupt and the pool they used, the ratio table lists every test and
  * tm.basic at 1, the fairness verdicts of tm.coop and tm.preempt pass with
  * their negative controls caught, the options that make the platform
  * unfair make them fail, and bad options are refused.
@@ -88,6 +89,15 @@ static void test_normal_run(void)
 	      NULL);
 	/* the interrupt tests really went through the handler */
 	CHECK(conf_find(out, "table", "\"scenario\":\"tm.irq\"", "handler ran", NULL) != NULL);
+	/* each result names what it used: the port's interrupt (a timer signal on
+	 * POSIX, no fire from software) and its pool (malloc behind it) */
+	CHECK(conf_find(out, "result", "\"scenario\":\"tm.irq\"",
+			"\"interrupt\":\"POSIX timer signal\"", NULL) != NULL);
+	CHECK(conf_find(out, "result", "\"scenario\":\"tm.irq_preempt\"",
+			"\"interrupt\":\"POSIX timer signal\"", NULL) != NULL);
+	CHECK(conf_find(out, "result", "\"scenario\":\"tm.mem\"", "\"allocator\":\"emulated pool\"",
+			NULL) != NULL);
+	CHECK(conf_find(out, "log", "blocks of tm.mem on the posix port: emulated", NULL) != NULL);
 	CHECK(conf_find(out, "table", "\"scenario\":\"tm.msg\"",
 			"\"0 messages received unlike those sent\"", NULL) != NULL);
 

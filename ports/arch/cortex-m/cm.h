@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Cortex-M (ARMv7-M) plumbing shared by every Cortex-M board and firmware port:
- * interrupt masking, the NVIC, the system reset request, and the 64-bit
- * extension of a board's 32-bit down-counter. Only compiler headers: the
+ * Cortex-M (ARMv7-M) plumbing shared by every Cortex-M board and firmware
+ * port: interrupt masking, the NVIC (a line raised from software too), the
+ * system reset request, and the 64-bit extension of a board's 32-bit
+ * down-counter. Only compiler headers: the
  * core's freestanding build reads it through rtb_port_inline.h.
  */
 #ifndef RTB_CM_H
@@ -13,6 +14,7 @@
 #define CM_REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
 #define CM_NVIC_ISER 0xE000E100u
 #define CM_NVIC_ICER 0xE000E180u
+#define CM_NVIC_ISPR 0xE000E200u
 #define CM_NVIC_ICPR 0xE000E280u
 #define CM_NVIC_IPR 0xE000E400u
 #define CM_SCB_AIRCR 0xE000ED0Cu
@@ -41,6 +43,29 @@ static inline void cm_nvic_enable(unsigned irq, uint8_t prio)
 static inline void cm_nvic_disable(unsigned irq)
 {
 	CM_REG(CM_NVIC_ICER + 4u * (irq / 32u)) = 1u << (irq % 32u);
+}
+
+/* Raise interrupt line irq from software: set it pending (ISPR; the lines
+ * of word `word` whose bit is set in `bits`, for a caller that knows them
+ * beforehand). The DSB
+ * completes the write and the ISB refetches what follows, so a line the
+ * caller's priority and mask let through is taken before the next
+ * instruction of the caller. */
+static inline void cm_nvic_pend_bits(unsigned word, uint32_t bits)
+{
+	CM_REG(CM_NVIC_ISPR + 4u * word) = bits;
+	__asm volatile("dsb\n\tisb" ::: "memory");
+}
+
+static inline void cm_nvic_pend(unsigned irq)
+{
+	cm_nvic_pend_bits(irq / 32u, 1u << (irq % 32u));
+}
+
+/* Withdraw a pending request of line irq (ICPR). */
+static inline void cm_nvic_unpend(unsigned irq)
+{
+	CM_REG(CM_NVIC_ICPR + 4u * (irq / 32u)) = 1u << (irq % 32u);
 }
 
 /* Running in an interrupt handler (IPSR non-zero)? */

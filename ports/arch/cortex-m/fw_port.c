@@ -6,6 +6,8 @@
  */
 #include "fw_port.h"
 
+#include "rtb/core.h"
+
 struct rtb_irq *volatile rtb_fw_irq_sources[BOARD_TIMERS];
 
 void rtb_fw_irq_periodic(struct rtb_fw_irq_count *c, unsigned n, rtb_irq_handler handler, void *arg)
@@ -24,6 +26,7 @@ void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t 
 	c->halted = false;
 	c->next_due = UINT64_MAX; /* until the start is known, below */
 	c->periodic = true;
+	c->armed = true;
 	board_timer_start(n, (uint32_t)c->period_ticks, 1);
 	/* read once the timer runs: a start a few ticks early would count an
 	 * expiry that has not happened yet */
@@ -37,6 +40,8 @@ void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_coun
 	uint64_t stopped = rtb_port_counter_read();
 
 	board_timer_stop(n);
+	cm_nvic_unpend(BOARD_SOFT_IRQ(n));
+	c->armed = false;
 	if (counts != NULL) {
 		uint32_t m = cm_irq_save();
 		uint64_t serviced = c->serviced;
@@ -52,6 +57,30 @@ void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_coun
 		counts->lost = generated - serviced;
 	}
 	c->periodic = false;
+}
+
+void rtb_fw_irq_disarm(struct rtb_irq *irq)
+{
+	board_timer_stop(irq->timer);
+	irq->count.armed = false;
+	irq->count.periodic = false;
+}
+
+int rtb_fw_irq_property(const char *key, char *buf, size_t len)
+{
+	if (rtb_strcmp(key, "irq_now") == 0) {
+		rtb_fmt(buf, len,
+			"the firing thread sets pending a board interrupt line no device drives "
+			"(NVIC ISPR, lines %u-%u, one per source) at the timers' priority, handled "
+			"as theirs",
+			(unsigned)BOARD_SOFT_IRQ(0), (unsigned)BOARD_SOFT_IRQ(BOARD_TIMERS - 1));
+		return RTB_OK;
+	}
+	if (rtb_strcmp(key, "irq_now_name") == 0) {
+		rtb_fmt(buf, len, "%s", BOARD_SOFT_IRQ_NAME);
+		return RTB_OK;
+	}
+	return RTB_E_UNSUPPORTED;
 }
 
 /* ---- the CPU's part of the contract --------------------------------------- */

@@ -5,14 +5,23 @@
  * - the board's facts in the port's rtb_port_info (its CPU, its counter,
  *   its interrupt source), set by RTB_FW_BOARD_INFO in the port's
  *   initializer and by rtb_fw_port_info_init() from rtb_port_init();
- * - the interrupt source (struct rtb_irq: one board timer per source): the
+ * - the interrupt source (struct rtb_irq: one board timer per source, and
+ *   the board's spare interrupt line BOARD_SOFT_IRQ(n) beside timer n): the
  *   table of which source each timer serves, the dispatch from timer n's
- *   interrupt to the scenario's handler, periodic mode, and the counts: the
- *   one-shot requests, the interrupts served, and a periodic source's
- *   expiries, counted from the counter. The port's rtb_port_irq_*() map the
- *   contract onto it with its OS's allocator and critical section, and its
- *   rtb_fw_timer_isr() is rtb_fw_irq_dispatch() where the OS needs nothing
- *   around the scenario's handler, else its own bracket around it;
+ *   interrupt (and from its software line's) to the scenario's handler,
+ *   periodic mode, and the counts: the one-shot requests, the interrupts
+ *   served, and a periodic source's expiries, counted from the counter. The
+ *   port's rtb_port_irq_*() map the contract onto it with its OS's allocator
+ *   and critical section, and its rtb_fw_timer_isr() is rtb_fw_irq_dispatch()
+ *   where the OS needs nothing around the scenario's handler, else its own
+ *   bracket around it;
+ * - a fire with delay 0 (rtb_fw_irq_fire_now): the firing thread sets the
+ *   source's software line pending in the NVIC, the way an RTOS application
+ *   raises an interrupt from software (Thread-Metric's interrupt tests trap
+ *   with SVC for the same purpose), so the handler runs before the fire
+ *   returns; no timer is stopped or started on that path. A fire with a
+ *   delay, and periodic mode, keep the board's timer: there the hardware
+ *   event is the point (latency from an expiry, sustained rates);
  * - the contract's calls that are the CPU's (fw_port.c):
  *   rtb_port_cpu_relax() and rtb_port_cache_flush().
  *
@@ -104,6 +113,7 @@ struct rtb_fw_irq_count {
 	uint64_t storm_since;  /* periodic: back to back since then, when storm */
 	bool storm;
 	bool halted; /* periodic: the timer stopped by the storm check */
+	bool armed;  /* the timer may still raise: a delayed fire or periodic mode */
 };
 
 /* The longest delay or period: 60 s, well within the board's 32-bit timers
@@ -122,7 +132,8 @@ static inline uint32_t rtb_fw_timer_ticks(uint64_t ns)
  * the caller), the counts from zero. A one-shot fire stays with the port:
  * it sets periodic false and counts one more in fired. */
 void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t period_ns);
-/* Stop timer n; the counts, when asked for. */
+/* Stop timer n and withdraw a software request of its line; the counts,
+ * when asked for. */
 void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_counts *counts);
 
 /* The handler of timer n when periodic: the scenario's handler, the
@@ -155,6 +166,10 @@ static inline void rtb_fw_irq_served(struct rtb_fw_irq_count *c, unsigned n)
 	}
 }
 
+/* rtb_port_property() of every firmware port, for the keys of the interrupt
+ * source ("irq_now", "irq_now_name"); RTB_E_UNSUPPORTED for any other. */
+int rtb_fw_irq_property(const char *key, char *buf, size_t len);
+
 /* ---- the interrupt sources ------------------------------------------------ */
 
 /* The contract's interrupt source on every firmware port: board timer
@@ -164,7 +179,10 @@ struct rtb_irq {
 	rtb_irq_handler handler;
 	void *arg;
 	struct rtb_fw_irq_count count;
+	uint32_t soft_bit; /* the bit of its software line in the NVIC's first ISPR */
 };
+
+_Static_assert(BOARD_SOFT_IRQ(BOARD_TIMERS - 1) < 32, "the software lines are in ISPR0");
 
 /* The source each board timer serves, NULL for none: written by the port's
  * create and delete under its OS's critical section (rtb_fw_irq_claim,
@@ -189,6 +207,7 @@ static inline bool rtb_fw_irq_claim(struct rtb_irq *irq)
 		return false;
 	rtb_fw_irq_sources[n] = irq;
 	irq->timer = n;
+	irq->soft_bit = 1u << BOARD_SOFT_IRQ(n);
 	return true;
 }
 
@@ -197,6 +216,24 @@ static inline bool rtb_fw_irq_claim(struct rtb_irq *irq)
 static inline void rtb_fw_irq_release(struct rtb_irq *irq)
 {
 	rtb_fw_irq_sources[irq->timer] = NULL;
+}
+
+/* Stop the timer of a source that a delayed fire or periodic mode armed:
+ * out of line, so that a fire with delay 0 on a source that is not armed
+ * (the usual case) makes no call. */
+void rtb_fw_irq_disarm(struct rtb_irq *irq);
+
+/* A fire with delay 0: stop the source's timer if a delayed fire or periodic
+ * mode may still raise it (the contract: this fire replaces those), count
+ * the request, and raise the source's software line. Inline, a leaf: these
+ * few instructions are what tm.irq measures of the raise. */
+static inline int rtb_fw_irq_fire_now(struct rtb_irq *irq)
+{
+	if (__builtin_expect(irq->count.armed, 0))
+		rtb_fw_irq_disarm(irq);
+	irq->count.fired++;
+	cm_nvic_pend_bits(0, irq->soft_bit);
+	return RTB_OK;
 }
 
 /* The handler of timer n for an RTOS that needs nothing around the

@@ -2,7 +2,8 @@
 /*
  * mps2-an385 peripherals: CMSDK UART0 (polled transmit, receive interrupt),
  * the dual timer as the free-running counter, APB timers 0 and 1 as the
- * port's interrupt sources.
+ * port's interrupt sources, and the spare lines they are raised on from
+ * software.
  */
 #include "board.h"
 
@@ -37,7 +38,8 @@
 #define DUAL_CTRL_EN 0x80u
 
 /* Interrupt priorities: both may call the RTOS from their handlers. The
- * timer is the more urgent: it is what the interrupt scenarios measure. */
+ * timer is the more urgent: it is what the interrupt scenarios measure. A
+ * source's software line has the timer's priority. */
 #define PRIO_TIMER RTB_FW_IRQ_PRIO
 #define PRIO_UART (RTB_FW_IRQ_PRIO + 0x20u)
 
@@ -67,6 +69,7 @@ void board_init(void (*rx)(uint8_t byte))
 		CM_REG(timer_base[n] + TIMER_CTRL) = 0;
 		CM_REG(timer_base[n] + TIMER_INT) = 1;
 		cm_nvic_enable(timer_irq[n], PRIO_TIMER);
+		cm_nvic_enable(BOARD_SOFT_IRQ(n), PRIO_TIMER);
 	}
 }
 
@@ -142,6 +145,20 @@ void board_timer1_handler(void);
 void board_timer1_handler(void)
 {
 	timer_handler(1);
+}
+
+/* A source's software line: nothing of the board to clear. */
+_Static_assert(BOARD_TIMERS == 2, "one software line handler per timer");
+void board_soft0_handler(void);
+void board_soft0_handler(void)
+{
+	rtb_fw_timer_isr(0);
+}
+
+void board_soft1_handler(void);
+void board_soft1_handler(void)
+{
+	rtb_fw_timer_isr(1);
 }
 
 void board_reset(void)

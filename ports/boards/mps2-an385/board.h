@@ -2,7 +2,8 @@
 /*
  * What a board gives every firmware port (FreeRTOS and the other RTOSes on
  * it): its console UART, its free-running counter, its timers for the
- * interrupt source, and a reset. One board folder implements it
+ * interrupt source, the spare interrupt lines a source is raised on from
+ * software (board_config.h, BOARD_SOFT_IRQ), and a reset. One board folder implements it
  * (ports/boards/<board>/board.c), for every RTOS.
  *
  * What the board needs from the RTOS port, in return: the header
@@ -42,7 +43,8 @@ void board_reset(void);
 /* ---- supplied by the RTOS port ------------------------------------------- */
 
 /* Called by the board's interrupt handler of timer n, after it cleared the
- * interrupt (the port's interrupt source). */
+ * interrupt, and by the handler of software line BOARD_SOFT_IRQ(n), at the
+ * same priority (the port's interrupt source n). */
 void rtb_fw_timer_isr(unsigned n);
 /* A fatal error: one `#rtb err` line, then the board stops (never
  * returns). The architecture folder implements it (fault.c). */

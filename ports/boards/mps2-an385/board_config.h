@@ -34,6 +34,16 @@
 #define BOARD_TIMER0_IRQ 8
 #define BOARD_TIMER1_IRQ 9
 #define BOARD_TIMERS 2
+/* The interrupt sources raised from software (a fire with delay 0): one
+ * interrupt line per source that no device of the board drives, set pending
+ * by the firing thread (NVIC ISPR) and taken at the timers' priority through
+ * the same dispatch. Lines 14 and 15 are the AN385's audio (I2S) and
+ * touch-screen interrupts: devices rtbench never enables, which QEMU does
+ * not model. */
+#define BOARD_SOFT_IRQ0 14
+#define BOARD_SOFT_IRQ(n) (BOARD_SOFT_IRQ0 + (n))
+#define BOARD_SOFT_IRQ_NAME "software-pended interrupt"
+
 /* How the ports' interrupt source is named in their facts (rtb_port_info's
  * irq_source, completed by the port, and irq_name). */
 #define BOARD_IRQ_SOURCE "a hardware timer of the board (CMSDK APB timer)"

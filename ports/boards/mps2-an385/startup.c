@@ -8,6 +8,7 @@
  */
 #include <stdint.h>
 
+#include "board_config.h"
 #include "rtb_fw_rtos.h"
 
 extern uint32_t __stack_top, __data_load, __data_start, __data_end, __bss_start, __bss_end;
@@ -22,6 +23,8 @@ void RTB_FW_SYSTICK_HANDLER(void);
 void board_uart0_rx_handler(void);
 void board_timer0_handler(void);
 void board_timer1_handler(void);
+void board_soft0_handler(void);
+void board_soft1_handler(void);
 
 #define EXTERNAL_IRQS 32
 
@@ -43,6 +46,8 @@ __attribute__((section(".vectors"), used)) static const vector vectors[16 + EXTE
 	[16 + 1] = cm_unexpected_handler,
 	[16 + 8] = board_timer0_handler,
 	[16 + 9] = board_timer1_handler,
+	[16 + BOARD_SOFT_IRQ(0)] = board_soft0_handler,
+	[16 + BOARD_SOFT_IRQ(1)] = board_soft1_handler,
 };
 
 void reset_handler(void)
