@@ -62,12 +62,6 @@ static inline void cm_nvic_pend(unsigned irq)
 	cm_nvic_pend_bits(irq / 32u, 1u << (irq % 32u));
 }
 
-/* Withdraw a pending request of line irq (ICPR). */
-static inline void cm_nvic_unpend(unsigned irq)
-{
-	CM_REG(CM_NVIC_ICPR + 4u * (irq / 32u)) = 1u << (irq % 32u);
-}
-
 /* Running in an interrupt handler (IPSR non-zero)? */
 static inline int cm_in_isr(void)
 {

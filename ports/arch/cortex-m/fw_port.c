@@ -26,7 +26,6 @@ void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t 
 	c->halted = false;
 	c->next_due = UINT64_MAX; /* until the start is known, below */
 	c->periodic = true;
-	c->armed = true;
 	board_timer_start(n, (uint32_t)c->period_ticks, 1);
 	/* read once the timer runs: a start a few ticks early would count an
 	 * expiry that has not happened yet */
@@ -40,8 +39,6 @@ void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_coun
 	uint64_t stopped = rtb_port_counter_read();
 
 	board_timer_stop(n);
-	cm_nvic_unpend(BOARD_SOFT_IRQ(n));
-	c->armed = false;
 	if (counts != NULL) {
 		uint32_t m = cm_irq_save();
 		uint64_t serviced = c->serviced;

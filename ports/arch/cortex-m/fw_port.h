@@ -113,7 +113,7 @@ struct rtb_fw_irq_count {
 	uint64_t storm_since;  /* periodic: back to back since then, when storm */
 	bool storm;
 	bool halted; /* periodic: the timer stopped by the storm check */
-	bool armed;  /* the timer may still raise: a delayed fire or periodic mode */
+	bool armed;  /* a delayed fire may still raise the timer (periodic: see above) */
 };
 
 /* The longest delay or period: 60 s, well within the board's 32-bit timers
@@ -132,8 +132,9 @@ static inline uint32_t rtb_fw_timer_ticks(uint64_t ns)
  * the caller), the counts from zero. A one-shot fire stays with the port:
  * it sets periodic false and counts one more in fired. */
 void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t period_ns);
-/* Stop timer n and withdraw a software request of its line; the counts,
- * when asked for. */
+/* Stop timer n; the counts, when asked for. (A fire with delay 0 is taken
+ * before it returns, unless the caller masks interrupts: nothing of it is
+ * left to withdraw.) */
 void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_counts *counts);
 
 /* The handler of timer n when periodic: the scenario's handler, the
@@ -229,7 +230,7 @@ void rtb_fw_irq_disarm(struct rtb_irq *irq);
  * few instructions are what tm.irq measures of the raise. */
 static inline int rtb_fw_irq_fire_now(struct rtb_irq *irq)
 {
-	if (__builtin_expect(irq->count.armed, 0))
+	if (__builtin_expect(irq->count.armed | irq->count.periodic, 0))
 		rtb_fw_irq_disarm(irq);
 	irq->count.fired++;
 	cm_nvic_pend_bits(0, irq->soft_bit);
