@@ -3,8 +3,8 @@
  * Cortex-M (ARMv7-M) plumbing shared by every Cortex-M board and firmware
  * port: interrupt masking, the NVIC (a line raised from software too), the
  * system reset request, and the 64-bit extension of a board's 32-bit
- * down-counter. Only compiler headers: the
- * core's freestanding build reads it through rtb_port_inline.h.
+ * down-counter. Only compiler headers: the core's freestanding build reads
+ * it through rtb_port_inline.h.
  */
 #ifndef RTB_CM_H
 #define RTB_CM_H
@@ -47,10 +47,9 @@ static inline void cm_nvic_disable(unsigned irq)
 
 /* Raise interrupt line irq from software: set it pending (ISPR; the lines
  * of word `word` whose bit is set in `bits`, for a caller that knows them
- * beforehand). The DSB
- * completes the write and the ISB refetches what follows, so a line the
- * caller's priority and mask let through is taken before the next
- * instruction of the caller. */
+ * beforehand). The DSB completes the write and the ISB refetches what
+ * follows, so a line the caller's priority and mask let through is taken
+ * before the next instruction of the caller. */
 static inline void cm_nvic_pend_bits(unsigned word, uint32_t bits)
 {
 	CM_REG(CM_NVIC_ISPR + 4u * word) = bits;

@@ -113,7 +113,7 @@ struct rtb_fw_irq_count {
 	uint64_t storm_since;  /* periodic: back to back since then, when storm */
 	bool storm;
 	bool halted; /* periodic: the timer stopped by the storm check */
-	bool armed;  /* a delayed fire may still raise the timer (periodic: see above) */
+	bool armed;  /* one-shot: a fire with a delay started the timer */
 };
 
 /* The longest delay or period: 60 s, well within the board's 32-bit timers
@@ -219,9 +219,9 @@ static inline void rtb_fw_irq_release(struct rtb_irq *irq)
 	rtb_fw_irq_sources[irq->timer] = NULL;
 }
 
-/* Stop the timer of a source that a delayed fire or periodic mode armed:
- * out of line, so that a fire with delay 0 on a source that is not armed
- * (the usual case) makes no call. */
+/* Stop the timer of a source that a delayed fire armed or that is
+ * periodic: out of line, so that a fire with delay 0 on a source whose timer
+ * is idle (the usual case) makes no call. */
 void rtb_fw_irq_disarm(struct rtb_irq *irq);
 
 /* A fire with delay 0: stop the source's timer if a delayed fire or periodic

@@ -3,8 +3,8 @@
  * What a board gives every firmware port (FreeRTOS and the other RTOSes on
  * it): its console UART, its free-running counter, its timers for the
  * interrupt source, the spare interrupt lines a source is raised on from
- * software (board_config.h, BOARD_SOFT_IRQ), and a reset. One board folder implements it
- * (ports/boards/<board>/board.c), for every RTOS.
+ * software (board_config.h, BOARD_SOFT_IRQ), and a reset. One board folder
+ * implements it (ports/boards/<board>/board.c), for every RTOS.
  *
  * What the board needs from the RTOS port, in return: the header
  * rtb_fw_rtos.h (the names of the RTOS's own exception handlers the vector

@@ -37,9 +37,9 @@
 /* The interrupt sources raised from software (a fire with delay 0): one
  * interrupt line per source that no device of the board drives, set pending
  * by the firing thread (NVIC ISPR) and taken at the timers' priority through
- * the same dispatch. Lines 14 and 15 are the AN385's audio (I2S) and
- * touch-screen interrupts: devices rtbench never enables, which QEMU does
- * not model. */
+ * the same dispatch. No device of the board as QEMU models it is wired to
+ * lines 14 and 15 (its UARTs, timers, SPI and Ethernet use 0-5, 8-13, 18-22
+ * and 24). */
 #define BOARD_SOFT_IRQ0 14
 #define BOARD_SOFT_IRQ(n) (BOARD_SOFT_IRQ0 + (n))
 #define BOARD_SOFT_IRQ_NAME "software-pended interrupt"
