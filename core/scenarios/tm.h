@@ -16,7 +16,7 @@
 #define TM_BASIC_WORDS 1024u
 #define TM_MSG_BYTES 16u
 #define TM_MEM_BYTES 128u
-#define TM_MEM_BLOCKS 16u /* the pool of tm.mem: 2 KiB of blocks, as the original's */
+#define TM_MEM_BLOCKS 16u /* blocks of tm.mem's pool (the original's pool is 2 KiB) */
 #define TM_PERIODS_MAX 64u
 #define TM_HANDOFF_TIMEOUT_NS 100000000u /* an interrupt hand-off not done by then is lost */
 #define TM_CHECK_MASK 255u		 /* workers test their own end time every 256 turns */
