@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The real FreeRTOS image under QEMU, through `rtbench run --target
 qemu:freertos-mps2-an385`: a few scenarios and their verdicts, deterministic
-mode giving the same figures twice, and a comparison with this machine.
+mode giving the same figures twice (the second run with the host's timing made
+ragged on purpose), and a comparison with this machine.
 
 Skipped, with the sentence `rtbench targets` gives, when FREERTOS_KERNEL_PATH,
 the ARM toolchain, picolibc or qemu-system-arm are missing. Each run is a few
@@ -22,7 +23,8 @@ SPEC = "qemu:freertos-mps2-an385"
 WHY_NOT = fw_target.ready(FREERTOS)
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"{WHY_NOT}")
 # the latency scenarios of the determinism check, with the calibration before them
-LATENCY = ("sem.wait.block", "sem.wait.available", "mut.lock.block")
+# (mq.send.unblock: a few of its tick-landing samples once differed between boots)
+LATENCY = ("sem.wait.block", "sem.wait.available", "mut.lock.block", "mq.send.unblock")
 
 
 def test_the_image_runs_scenarios_and_their_verdicts(run_cli: RunCli, tmp_path: Path) -> None:
