@@ -46,10 +46,14 @@ def test_the_image_runs_scenarios_and_their_verdicts(run_cli: RunCli, tmp_path: 
 
 def test_deterministic_runs_give_identical_figures(run_cli: RunCli, tmp_path: Path) -> None:
     """The same figures twice; and CLK-B-CFG, run with them, is sure of the tick
-    under -icount (every sleep and loop at the same phase of it), control caught."""
+    under -icount, control caught. Its sleeps start at points spread over the
+    tick, so the verdict does not hang on where one fixed point falls: 800 us
+    more before each sleep (as a longer code path) would make every 100 us
+    sleep of a fixed start end at the next tick 190 us later, and a fail
+    ("lasts only 191.320 us"); spread, it passes as with no shift."""
     runs = run_twice(
         run_cli, tmp_path, "run", "--target", SPEC, "--deterministic", "--only", *LATENCY,
-        "clk.tick.config", timeout=600,
+        "clk.tick.config", "--set", "clk.tick.config.phase_shift_ns=800000", timeout=600,
     )  # fmt: skip
     first, second = (figures(data) for data in runs)
     assert len(first) >= len(LATENCY)  # every scenario gave figures
