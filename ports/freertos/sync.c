@@ -278,9 +278,11 @@ int rtb_port_evt_wait(struct rtb_evt *e, uint32_t bits, enum rtb_evt_wait mode, 
 {
 	if (bits == 0 || (bits & ~EVT_BITS))
 		return RTB_E_INVALID;
-	EventBits_t v = xEventGroupWaitBits((EventGroupHandle_t)e, (EventBits_t)bits,
-					    clear ? pdTRUE : pdFALSE,
-					    mode == RTB_EVT_ALL ? pdTRUE : pdFALSE, portMAX_DELAY);
+	/* the contract's ANY / ALL are FreeRTOS's xWaitForAllBits pdFALSE / pdTRUE */
+	_Static_assert(RTB_EVT_ANY == pdFALSE && RTB_EVT_ALL == pdTRUE, "wait modes");
+	EventBits_t v =
+		xEventGroupWaitBits((EventGroupHandle_t)e, (EventBits_t)bits,
+				    clear ? pdTRUE : pdFALSE, (BaseType_t)mode, portMAX_DELAY);
 	if (got != NULL)
 		*got = (uint32_t)(v & EVT_BITS);
 	return RTB_OK;
