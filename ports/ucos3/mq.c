@@ -203,8 +203,7 @@ static void __attribute__((noinline)) wake_sender(struct rtb_mq *m)
 
 /* ---- messages copied through the partition ----------------------------------- */
 
-static int __attribute__((noinline))
-send_copy(struct rtb_mq *m, const void *msg, size_t len, bool wait)
+static inline int send_copy(struct rtb_mq *m, const void *msg, size_t len, bool wait)
 {
 	OS_ERR err;
 	void *slot;
@@ -226,7 +225,7 @@ send_copy(struct rtb_mq *m, const void *msg, size_t len, bool wait)
 	return RTB_OK;
 }
 
-static int __attribute__((noinline)) receive_copy(struct rtb_mq *m, void *msg, OS_OPT opt)
+static inline int receive_copy(struct rtb_mq *m, void *msg, OS_OPT opt)
 {
 	OS_ERR err;
 	OS_MSG_SIZE size;

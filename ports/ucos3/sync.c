@@ -113,13 +113,13 @@ uint64_t rtb_port_sem_max(void)
  * RTB_MUTEX_NONE: an OSSem of count 1, a lock with no owner and no
  * protocol, the negative control of MUT-B-ARC. */
 struct rtb_mutex {
-	bool inherit;
-	union {
+	union { /* first: its address is the mutex's, no offset to add */
 #if UCOS3_HAS_MUTEX
 		OS_MUTEX mutex;
 #endif
 		OS_SEM sem;
 	} u;
+	bool inherit;
 };
 
 int rtb_port_mutex_create(struct rtb_mutex **out, enum rtb_mutex_protocol protocol, int ceiling)
