@@ -178,7 +178,7 @@ int rtb_port_mq_delete(struct rtb_mq *m)
 }
 
 /* A message shorter than the queue's: zero-padded to the queue's size. */
-static int __attribute__((noinline))
+static int __attribute__((noipa))
 send_short(struct rtb_mq *m, const void *msg, size_t len, TickType_t ticks)
 {
 	uint8_t buf[MQ_MSG_MAX];
@@ -191,7 +191,7 @@ send_short(struct rtb_mq *m, const void *msg, size_t len, TickType_t ticks)
 }
 
 /* A buffer shorter than the queue's messages: their first len bytes. */
-static int __attribute__((noinline))
+static int __attribute__((noipa))
 receive_short(struct rtb_mq *m, void *msg, size_t len, TickType_t ticks)
 {
 	uint8_t buf[MQ_MSG_MAX];

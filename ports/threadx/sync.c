@@ -221,10 +221,11 @@ int rtb_port_mq_delete(struct rtb_mq *m)
  * that path. */
 static inline bool direct(const struct rtb_mq *m, const void *msg, size_t len)
 {
-	return len == m->direct_len && ((uintptr_t)msg & (sizeof(ULONG) - 1)) == 0;
+	/* one test of both: the length, and the address's low bits */
+	return ((len - m->direct_len) | ((uintptr_t)msg & (sizeof(ULONG) - 1))) == 0;
 }
 
-static int __attribute__((noinline))
+static int __attribute__((noipa))
 send_padded(struct rtb_mq *m, const void *msg, size_t len, ULONG wait)
 {
 	ULONG buf[MQ_WORDS_MAX];
@@ -236,7 +237,7 @@ send_padded(struct rtb_mq *m, const void *msg, size_t len, ULONG wait)
 	return wait_status(tx_queue_send(&m->q, buf, wait), wait);
 }
 
-static int __attribute__((noinline))
+static int __attribute__((noipa))
 receive_padded(struct rtb_mq *m, void *msg, size_t len, ULONG wait)
 {
 	ULONG buf[MQ_WORDS_MAX];
@@ -251,16 +252,16 @@ receive_padded(struct rtb_mq *m, void *msg, size_t len, ULONG wait)
 
 static inline int mq_send(struct rtb_mq *m, const void *msg, size_t len, ULONG wait)
 {
-	if (!direct(m, msg, len))
-		return send_padded(m, msg, len, wait);
-	return wait_status(tx_queue_send(&m->q, (VOID *)(uintptr_t)msg, wait), wait);
+	if (__builtin_expect(direct(m, msg, len), 1))
+		return wait_status(tx_queue_send(&m->q, (VOID *)(uintptr_t)msg, wait), wait);
+	return send_padded(m, msg, len, wait);
 }
 
 static inline int mq_receive(struct rtb_mq *m, void *msg, size_t len, ULONG wait)
 {
-	if (!direct(m, msg, len))
-		return receive_padded(m, msg, len, wait);
-	return wait_status(tx_queue_receive(&m->q, msg, wait), wait);
+	if (__builtin_expect(direct(m, msg, len), 1))
+		return wait_status(tx_queue_receive(&m->q, msg, wait), wait);
+	return receive_padded(m, msg, len, wait);
 }
 
 int rtb_port_mq_send(struct rtb_mq *m, const void *msg, size_t len)
