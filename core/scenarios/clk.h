@@ -13,6 +13,10 @@
 #define CLK_LOOP_TARGET_NS 20000u /* one busy loop, once the count is tuned */
 #define CLK_SLEEPS 5		  /* requested sleep durations */
 #define CLK_SLEEP_1US 1		  /* index of the 1 us request */
+/* The timed sleeps start at points spread over the stated tick period, or
+ * over this without one; at most over CLK_PHASE_MAX_NS (a 10 Hz tick). */
+#define CLK_PHASE_DEFAULT_NS 10000000u
+#define CLK_PHASE_MAX_NS 100000000u
 
 /* The sleep durations CLK-B-CFG times: 0, 1 us, 10 us, 100 us, 1 ms. */
 extern const uint64_t rtb_clk_sleep_requests_ns[CLK_SLEEPS];
@@ -35,7 +39,9 @@ struct tick_run {
 /* The timed sleeps, by requested duration. */
 struct sleep_stats {
 	bool measured;
+	uint64_t phase_period_ns; /* their starts are spread over this (0: not spread) */
 	uint64_t median_ns[CLK_SLEEPS];
+	uint64_t high_ns[CLK_SLEEPS]; /* 90th percentile */
 	uint64_t min_ns[CLK_SLEEPS];
 	uint64_t count[CLK_SLEEPS];
 };

@@ -4,15 +4,18 @@
  * from the measurements of the clk.tick unit (clk.c: the timed sleeps, the
  * busy-loop run and its analysis, the OS's statement). Takes no timestamp.
  *
- * The median 1 us sleep is the wake-up granularity; the periodic
- * disturbance of the busy loops is the candidate tick. The decision
+ * The 1 us sleep is the wake-up granularity (its 90th percentile says
+ * whether it waits for the tick: the sleeps start at points spread over the
+ * tick); the periodic disturbance of the busy loops is the candidate tick. The decision
  * (rtb_clk_decide) passes when the measurement agrees with the OS's
  * statement (tick_hz_config, no_hz, timer_resolution_ns) or the OS states
  * nothing, fails when they contradict each other. Negative control: a
  * synthetic loop series with a disturbance of a known period injected (plus
  * noise and random spikes) goes through the same analysis, which must find
  * that period, and through the same decision with an OS statement of
- * another rate, which must fail. Option clk.tick.config.stated_hz=N
+ * another rate, which must fail; synthetic sleeps, bound to a tick or of a
+ * finer timer, against a resolution they contradict must fail too. Option
+ * clk.tick.config.stated_hz=N
  * replaces the OS's statement, so a platform that misstates its tick can
  * be simulated. Reported: the verdict and a table of what the tick is.
  */
@@ -51,9 +54,95 @@ static bool far_from(uint64_t a, uint64_t b)
 	return b == 0 || a * 10 < b * 8 || a * 10 > b * 12;
 }
 
+/* Synthetic sleeps of the control, at starts spread as the real ones are
+ * (rtb_clk_phase_offset over the tick period). */
+#define CTL_SLEEPS 50u
+#define CTL_TICK_NS 1000000u /* a 1 ms tick */
+#define CTL_PATH_NS 9000u    /* the sleep call's own path */
+
+/* The median and 90th percentile (as the recorder ranks them) of
+ * CTL_SLEEPS sleeps of `requested` ns: bound to the tick (each returns at
+ * the first tick after its path and the request), or on a finer timer
+ * (the request and the path, and every 16th sleep a whole tick late: a
+ * few outliers). */
+static struct rtb_clk_sleep ctl_sleeps(uint64_t *buf, uint64_t requested, bool tick_bound)
+{
+	struct rtb_clk_sleep s = {requested, 0, 0};
+
+	for (size_t i = 0; i < CTL_SLEEPS; i++) {
+		/* the previous sleep ended at a tick: its path, then the wait */
+		uint64_t start = CTL_PATH_NS + rtb_clk_phase_offset(i, CTL_TICK_NS);
+		uint64_t end = start + CTL_PATH_NS + requested;
+		if (tick_bound)
+			buf[i] = (end + CTL_TICK_NS - 1) / CTL_TICK_NS * CTL_TICK_NS - start;
+		else
+			buf[i] = end - start + (i % 16 == 15 ? CTL_TICK_NS : 0);
+	}
+	rtb_sort_u64(buf, CTL_SLEEPS);
+	s.typical_ns = buf[(CTL_SLEEPS + 1) / 2 - 1];
+	s.high_ns = buf[(CTL_SLEEPS * 9 + 9) / 10 - 1];
+	return s;
+}
+
+/* One decision on synthetic sleeps (1 us and 100 us requests) under a
+ * 1 ms tick that was found and is stated, with the stated resolution. */
+static void ctl_decide(uint64_t *buf, bool tick_bound, uint64_t resolution_ns,
+		       struct rtb_clk_decision *d)
+{
+	struct rtb_clk_facts f = {
+		.periodic = true,
+		.period_ns = CTL_TICK_NS,
+		.period_tol_ns = CTL_TICK_NS / 64,
+		.loop_ns = CLK_LOOP_TARGET_NS,
+		.sleep_measured = true,
+		.sleeps = 2,
+		.stated_hz = 1000000000u / CTL_TICK_NS,
+		.nohz = RTB_CLK_NOHZ_PERIODIC,
+		.stated_resolution_ns = resolution_ns,
+	};
+	f.sleep[0] = ctl_sleeps(buf, 1000, tick_bound);
+	f.sleep[1] = ctl_sleeps(buf, 100000, tick_bound);
+	f.sleep_typical_ns = f.sleep[0].typical_ns;
+	f.sleep_high_ns = f.sleep[0].high_ns;
+	rtb_clk_decide(&f, d);
+}
+
+/* The sleep rules' part of the control: sleeps bound to the tick judged
+ * against a stated fine resolution must fail; sleeps of a finer timer
+ * against a stated coarse one must fail, and against a fine one must
+ * pass, not taken for sleeps bound to the tick. */
+static bool sleep_control(uint64_t *buf, struct rtb_verdict *v)
+{
+	struct rtb_clk_decision d;
+	bool caught = true;
+
+	ctl_decide(buf, true, 1000, &d);
+	caught = caught && d.outcome == RTB_FAIL;
+	rtb_verdict_control_evidence(v, "sleeps bound to a 1 ms tick, stated resolution 1 us: %s",
+				     rtb_outcome_name(d.outcome));
+	ctl_decide(buf, true, CTL_TICK_NS, &d);
+	rtb_verdict_control_evidence(v, "the same, stated resolution 1 ms (matching): %s",
+				     rtb_outcome_name(d.outcome));
+	ctl_decide(buf, false, CTL_TICK_NS, &d);
+	caught = caught && d.outcome == RTB_FAIL;
+	rtb_verdict_control_evidence(v,
+				     "sleeps of a finer timer (6 %% a tick late), stated "
+				     "resolution 1 ms: %s",
+				     rtb_outcome_name(d.outcome));
+	ctl_decide(buf, false, 1000, &d);
+	caught = caught && d.outcome == RTB_PASS && !d.sleep_tick_bound;
+	rtb_verdict_control_evidence(v,
+				     "the same, stated resolution 1 us (matching): %s, %s the "
+				     "tick",
+				     rtb_outcome_name(d.outcome),
+				     d.sleep_tick_bound ? "taken as bound to" : "not bound to");
+	return caught;
+}
+
 /* The negative control: a known period injected into a synthetic series
  * must be found, and a contradicting statement must make the decision
- * fail. Uses the real run's buffers once its analysis is done. */
+ * fail; synthetic sleeps must be told bound to the tick or not
+ * (sleep_control). Uses the real run's buffers once its analysis is done. */
 static void control(struct tick_run *r, uint64_t stated_period_ns, struct rtb_verdict *v)
 {
 	char a_buf[32], b_buf[32];
@@ -68,8 +157,9 @@ static void control(struct tick_run *r, uint64_t stated_period_ns, struct rtb_ve
 	struct rtb_clk_analysis a;
 
 	rtb_fmt(v->control_description, sizeof(v->control_description),
-		"synthetic loop series with a disturbance every %llu us injected, judged "
-		"against a stated tick of 2/3 that period",
+		"synthetic loops with a disturbance every %llu us, against a stated tick "
+		"of 2/3 that period; synthetic sleeps, against a resolution they "
+		"contradict",
 		(unsigned long long)(period_ns / 1000));
 	synth_series(r->loops, n, normal, period);
 	rtb_clk_analyse(r->loops, n, 0, r->scratch, NULL, &a);
@@ -106,7 +196,9 @@ static void control(struct tick_run *r, uint64_t stated_period_ns, struct rtb_ve
 	rtb_clk_decide(&f, &d);
 	rtb_verdict_control_evidence(v, "stated %llu Hz (matching): %s",
 				     (unsigned long long)f.stated_hz, rtb_outcome_name(d.outcome));
-	v->control = found && negative == RTB_FAIL ? RTB_CONTROL_CAUGHT : RTB_CONTROL_MISSED;
+	bool sleeps = sleep_control(r->scratch, v);
+	v->control =
+		found && negative == RTB_FAIL && sleeps ? RTB_CONTROL_CAUGHT : RTB_CONTROL_MISSED;
 }
 
 /* One row of the tick table: a property, its value and where it comes from. */
@@ -143,11 +235,15 @@ static void config_table(const char *id, const struct os_statement *os,
 		rtb_fmt(buf, sizeof(buf), "none found");
 	config_row(j, "periodic disturbance of a busy loop", buf, "measured");
 
-	if (st->measured)
+	if (st->measured) {
+		char high[32];
+		rtb_fmt_ns(high, sizeof(high), st->high_ns[CLK_SLEEP_1US]);
 		rtb_fmt_ns(buf, sizeof(buf), st->median_ns[CLK_SLEEP_1US]);
-	else
+		rtb_fmt(buf + rtb_strlen(buf), sizeof(buf) - rtb_strlen(buf), ", up to %s", high);
+	} else {
 		rtb_fmt(buf, sizeof(buf), "not measured");
-	config_row(j, "sleep granularity (1 us sleep, median)", buf,
+	}
+	config_row(j, "sleep granularity (1 us sleep: median, 90th percentile)", buf,
 		   d->sleep_tick_bound ? "measured: wake-ups follow the tick"
 				       : "measured: wake-ups do not wait for a tick");
 
@@ -197,6 +293,7 @@ void rtb_clk_config_report(const struct os_statement *os_in, const struct sleep_
 		.holes = r.a.holes,
 		.sleep_measured = st.measured,
 		.sleep_typical_ns = st.median_ns[CLK_SLEEP_1US],
+		.sleep_high_ns = st.high_ns[CLK_SLEEP_1US],
 		.sleeps = 0,
 		.stated_hz = os.hz,
 		.nohz = os.nohz,
@@ -207,6 +304,7 @@ void rtb_clk_config_report(const struct os_statement *os_in, const struct sleep_
 			continue;
 		f.sleep[f.sleeps].requested_ns = rtb_clk_sleep_requests_ns[k];
 		f.sleep[f.sleeps].typical_ns = st.median_ns[k];
+		f.sleep[f.sleeps].high_ns = st.high_ns[k];
 		f.sleeps++;
 	}
 	struct rtb_clk_decision d;
@@ -258,12 +356,20 @@ void rtb_clk_config_report(const struct os_statement *os_in, const struct sleep_
 		rtb_verdict_evidence(&v, "no periodic disturbance among the %zu disturbed loops",
 				     r.a.disturbed);
 	}
+	if (st.measured) {
+		rtb_fmt_ns(a_buf, sizeof(a_buf), st.phase_period_ns);
+		rtb_verdict_evidence(&v, "sleeps started at points spread over %s (%s)", a_buf,
+				     os.hz != 0 ? "the stated tick" : "no tick stated");
+	}
 	for (size_t k = 0; k < CLK_SLEEPS && st.measured; k++) {
+		char d_buf[32];
 		rtb_fmt_ns(a_buf, sizeof(a_buf), rtb_clk_sleep_requests_ns[k]);
 		rtb_fmt_ns(b_buf, sizeof(b_buf), st.median_ns[k]);
 		rtb_fmt_ns(c_buf, sizeof(c_buf), st.min_ns[k]);
-		rtb_verdict_evidence(&v, "sleep(%s): median %s, min %s over %llu sleeps", a_buf,
-				     b_buf, c_buf, (unsigned long long)st.count[k]);
+		rtb_fmt_ns(d_buf, sizeof(d_buf), st.high_ns[k]);
+		rtb_verdict_evidence(
+			&v, "sleep(%s): median %s, 90th percentile %s, min %s over %llu sleeps",
+			a_buf, b_buf, d_buf, c_buf, (unsigned long long)st.count[k]);
 	}
 	if (d.tick_period_ns != 0) {
 		rtb_fmt_ns(a_buf, sizeof(a_buf), d.tick_period_ns);

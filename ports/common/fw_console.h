@@ -83,7 +83,7 @@ void rtb_fw_os_console_wait(void);
 void rtb_fw_os_runner_wake(void);
 void rtb_fw_os_runner_wait(void);
 /* Runner: block until the next OS tick has passed, so that a run starts on
- * a tick boundary (called twice in a row: fw_console.c says why). */
+ * a tick boundary (called twice: fw_console.c says why). */
 void rtb_fw_os_tick_wait(void);
 /* Restart the port's counter from zero (rtb_port_counter_read()), right
  * after rtb_fw_os_tick_wait(): every timestamp of a run comes from one

@@ -196,7 +196,7 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
-TickType_t frt_ticks_ceil(uint64_t ns)
+TickType_t frt_ticks_ceil_long(uint64_t ns)
 {
 	const uint64_t tick_ns = 1000000000ull / configTICK_RATE_HZ;
 	uint64_t t = (ns + tick_ns - 1) / tick_ns;

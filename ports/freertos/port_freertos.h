@@ -27,8 +27,20 @@
 #define FRT_STACK_BYTES 8192u
 #define FRT_RUNNER_STACK_BYTES 65536u
 
-/* A duration in ticks, rounded up (at least 1 for a non-zero duration). */
-TickType_t frt_ticks_ceil(uint64_t ns);
+/* A duration in ticks, rounded up (at least 1 for a non-zero duration). A
+ * duration that fits 32 bits (4.29 s) is converted inline with the core's
+ * 32-bit arithmetic (a division by a constant: a multiply); only a longer
+ * one goes through the 64-bit division of frt_ticks_ceil_long(). */
+#define FRT_TICK_NS (1000000000u / configTICK_RATE_HZ)
+_Static_assert(FRT_TICK_NS >= 2u, "a duration of 2^32 - 1 ns converts without overflow");
+TickType_t frt_ticks_ceil_long(uint64_t ns);
+static inline TickType_t frt_ticks_ceil(uint64_t ns)
+{
+	if (ns > 0xFFFFFFFFu)
+		return frt_ticks_ceil_long(ns);
+	uint32_t n = (uint32_t)ns;
+	return (TickType_t)(n / FRT_TICK_NS + (n % FRT_TICK_NS != 0u));
+}
 /* The console (console.c, on ports/common/fw_console.c): its tasks, its
  * lock, the board's start. Before the scheduler. */
 void frt_console_start(void);

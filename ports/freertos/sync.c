@@ -177,30 +177,46 @@ int rtb_port_mq_delete(struct rtb_mq *m)
 	return RTB_OK;
 }
 
-static int mq_send(struct rtb_mq *m, const void *msg, size_t len, TickType_t ticks)
+/* A message shorter than the queue's: zero-padded to the queue's size. */
+static int __attribute__((noipa))
+send_short(struct rtb_mq *m, const void *msg, size_t len, TickType_t ticks)
 {
 	uint8_t buf[MQ_MSG_MAX];
 
 	if (len > m->msg_bytes)
 		return RTB_E_INVALID;
-	if (len < m->msg_bytes) {
-		memset(buf, 0, m->msg_bytes);
-		memcpy(buf, msg, len);
-		msg = buf;
-	}
-	return xQueueSend(m->q, msg, ticks) == pdTRUE ? RTB_OK : RTB_E_AGAIN;
+	memset(buf, 0, m->msg_bytes);
+	memcpy(buf, msg, len);
+	return xQueueSend(m->q, buf, ticks) == pdTRUE ? RTB_OK : RTB_E_AGAIN;
 }
 
-static int mq_receive(struct rtb_mq *m, void *msg, size_t len, TickType_t ticks)
+/* A buffer shorter than the queue's messages: their first len bytes. */
+static int __attribute__((noipa))
+receive_short(struct rtb_mq *m, void *msg, size_t len, TickType_t ticks)
 {
 	uint8_t buf[MQ_MSG_MAX];
 
-	if (len >= m->msg_bytes)
-		return xQueueReceive(m->q, msg, ticks) == pdTRUE ? RTB_OK : RTB_E_AGAIN;
 	if (xQueueReceive(m->q, buf, ticks) != pdTRUE)
 		return RTB_E_AGAIN;
 	memcpy(msg, buf, len);
 	return RTB_OK;
+}
+
+/* FreeRTOS queues copy by value: a message of the queue's size is one
+ * xQueueSend / xQueueReceive of the caller's buffer, as a FreeRTOS user
+ * writes it; the other lengths go through a buffer, out of that path. */
+static inline int mq_send(struct rtb_mq *m, const void *msg, size_t len, TickType_t ticks)
+{
+	if (len != m->msg_bytes)
+		return send_short(m, msg, len, ticks);
+	return xQueueSend(m->q, msg, ticks) == pdTRUE ? RTB_OK : RTB_E_AGAIN;
+}
+
+static inline int mq_receive(struct rtb_mq *m, void *msg, size_t len, TickType_t ticks)
+{
+	if (len < m->msg_bytes)
+		return receive_short(m, msg, len, ticks);
+	return xQueueReceive(m->q, msg, ticks) == pdTRUE ? RTB_OK : RTB_E_AGAIN;
 }
 
 int rtb_port_mq_send(struct rtb_mq *m, const void *msg, size_t len)
@@ -262,9 +278,11 @@ int rtb_port_evt_wait(struct rtb_evt *e, uint32_t bits, enum rtb_evt_wait mode, 
 {
 	if (bits == 0 || (bits & ~EVT_BITS))
 		return RTB_E_INVALID;
-	EventBits_t v = xEventGroupWaitBits((EventGroupHandle_t)e, (EventBits_t)bits,
-					    clear ? pdTRUE : pdFALSE,
-					    mode == RTB_EVT_ALL ? pdTRUE : pdFALSE, portMAX_DELAY);
+	/* the contract's ANY / ALL are FreeRTOS's xWaitForAllBits pdFALSE / pdTRUE */
+	_Static_assert(RTB_EVT_ANY == pdFALSE && RTB_EVT_ALL == pdTRUE, "wait modes");
+	EventBits_t v =
+		xEventGroupWaitBits((EventGroupHandle_t)e, (EventBits_t)bits,
+				    clear ? pdTRUE : pdFALSE, (BaseType_t)mode, portMAX_DELAY);
 	if (got != NULL)
 		*got = (uint32_t)(v & EVT_BITS);
 	return RTB_OK;

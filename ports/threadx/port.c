@@ -132,7 +132,7 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
-ULONG txp_ticks_ceil(uint64_t ns)
+ULONG txp_ticks_ceil_long(uint64_t ns)
 {
 	uint64_t t = ns / TICK_NS + (ns % TICK_NS != 0);
 

@@ -55,8 +55,20 @@ void *txp_alloc(size_t bytes);
 void txp_free(void *p);
 
 /* A duration in ticks, rounded up (at least 1 for a non-zero duration, at
- * most one short of TX_WAIT_FOREVER). */
-ULONG txp_ticks_ceil(uint64_t ns);
+ * most one short of TX_WAIT_FOREVER). A duration that fits 32 bits (4.29 s)
+ * is converted inline with the core's 32-bit arithmetic (a division by a
+ * constant: a multiply); only a longer one goes through the 64-bit division
+ * of txp_ticks_ceil_long(). */
+#define TXP_TICK_NS (1000000000u / TX_TIMER_TICKS_PER_SECOND)
+_Static_assert(TXP_TICK_NS >= 2u, "a duration of 2^32 - 1 ns converts without overflow");
+ULONG txp_ticks_ceil_long(uint64_t ns);
+static inline ULONG txp_ticks_ceil(uint64_t ns)
+{
+	if (ns > 0xFFFFFFFFu)
+		return txp_ticks_ceil_long(ns);
+	uint32_t n = (uint32_t)ns;
+	return (ULONG)(n / TXP_TICK_NS + (n % TXP_TICK_NS != 0u));
+}
 /* The console (console.c, on ports/common/fw_console.c): its objects and
  * threads, then the board. From tx_application_define(). */
 void txp_console_start(void);

@@ -175,6 +175,9 @@ const char *rtb_port_mutex_mechanism(enum rtb_mutex_protocol protocol)
 
 struct rtb_mq {
 	TX_QUEUE q;
+	/* msg_bytes when it is a whole number of ULONGs, else SIZE_MAX: a send
+	 * or receive of this length from an aligned buffer goes as it is */
+	size_t direct_len;
 	size_t msg_bytes;
 	UINT words;
 	ULONG storage[]; /* depth * words */
@@ -196,6 +199,7 @@ int rtb_port_mq_create(struct rtb_mq **out, size_t msg_bytes, uint32_t depth)
 		return RTB_E_NOMEM;
 	m->msg_bytes = msg_bytes;
 	m->words = words;
+	m->direct_len = msg_bytes == words * sizeof(ULONG) ? msg_bytes : SIZE_MAX;
 	if (tx_queue_create(&m->q, "rtb", words, m->storage, storage) != TX_SUCCESS) {
 		txp_free(m);
 		return RTB_E_OS;
@@ -212,27 +216,29 @@ int rtb_port_mq_delete(struct rtb_mq *m)
 }
 
 /* ThreadX copies whole ULONGs: a message of a whole number of words at an
- * aligned address goes as it is, any other through a zero-padded copy. */
-static bool direct(const struct rtb_mq *m, const void *msg, size_t len)
+ * aligned address goes as it is (one tx_queue_send or tx_queue_receive, as a
+ * ThreadX user writes it), any other through a zero-padded copy, out of
+ * that path. */
+static inline bool direct(const struct rtb_mq *m, const void *msg, size_t len)
 {
-	return len == m->words * sizeof(ULONG) && ((uintptr_t)msg & (sizeof(ULONG) - 1)) == 0;
+	/* one test of both: the length, and the address's low bits */
+	return ((len - m->direct_len) | ((uintptr_t)msg & (sizeof(ULONG) - 1))) == 0;
 }
 
-static int mq_send(struct rtb_mq *m, const void *msg, size_t len, ULONG wait)
+static int __attribute__((noipa))
+send_padded(struct rtb_mq *m, const void *msg, size_t len, ULONG wait)
 {
 	ULONG buf[MQ_WORDS_MAX];
 
 	if (len > m->msg_bytes)
 		return RTB_E_INVALID;
-	if (!direct(m, msg, len)) {
-		memset(buf, 0, m->words * sizeof(ULONG));
-		memcpy(buf, msg, len);
-		msg = buf;
-	}
-	return wait_status(tx_queue_send(&m->q, (VOID *)(uintptr_t)msg, wait), wait);
+	memset(buf, 0, m->words * sizeof(ULONG));
+	memcpy(buf, msg, len);
+	return wait_status(tx_queue_send(&m->q, buf, wait), wait);
 }
 
-static int mq_receive(struct rtb_mq *m, void *msg, size_t len, ULONG wait)
+static int __attribute__((noipa))
+receive_padded(struct rtb_mq *m, void *msg, size_t len, ULONG wait)
 {
 	ULONG buf[MQ_WORDS_MAX];
 
@@ -242,6 +248,20 @@ static int mq_receive(struct rtb_mq *m, void *msg, size_t len, ULONG wait)
 	if (rc == RTB_OK)
 		memcpy(msg, buf, len < m->msg_bytes ? len : m->msg_bytes);
 	return rc;
+}
+
+static inline int mq_send(struct rtb_mq *m, const void *msg, size_t len, ULONG wait)
+{
+	if (__builtin_expect(direct(m, msg, len), 1))
+		return wait_status(tx_queue_send(&m->q, (VOID *)(uintptr_t)msg, wait), wait);
+	return send_padded(m, msg, len, wait);
+}
+
+static inline int mq_receive(struct rtb_mq *m, void *msg, size_t len, ULONG wait)
+{
+	if (__builtin_expect(direct(m, msg, len), 1))
+		return wait_status(tx_queue_receive(&m->q, msg, wait), wait);
+	return receive_padded(m, msg, len, wait);
 }
 
 int rtb_port_mq_send(struct rtb_mq *m, const void *msg, size_t len)

@@ -196,9 +196,9 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 	 * uC/OS-III lacks, and why one is missing. */
 	n += rtb_fmt(json + n, len - n,
 		     "},\"notes\":{\"mutex_none\":\"an OSSem of count 1\",\"suspend_other\":"
-		     "\"OSTaskSuspend\"%s%s%s},\"emulated\":{\"memory\":\"no general heap in "
+		     "\"OSTaskSuspend\"%s%s%s%s},\"emulated\":{\"memory\":\"no general heap in "
 		     "uC/OS-III, only fixed-size OSMem partitions: the port's size classes on "
-		     "partitions carved from the board's heap section\"%s},\"unsupported\":{"
+		     "partitions carved from the board's heap section\"},\"unsupported\":{"
 		     "\"mutex_ceiling\":\"uC/OS-III has no priority ceiling protocol\"",
 		     UCOS3_HAS_MUTEX ? ",\"mutex_inherit\":\"OSMutex (uC/OS-III mutexes always "
 				       "inherit)\""
@@ -207,10 +207,7 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 				    "(OS_CFG_SCHED_ROUND_ROBIN_EN)\""
 				  : "",
 		     UCOS3_HAS_EVT ? ",\"evt\":\"OSFlag groups, 32 flags\"" : "",
-		     UCOS3_HAS_MQ ? ",\"mq\":\"OSQ passes pointers: the port copies each "
-				    "message into a slot of the queue's OSMem partition and out "
-				    "again\""
-				  : "");
+		     UCOS3_HAS_MQ ? ",\"mq\":\"" UCOS3_MQ_NOTE "\"" : "");
 	if (!UCOS3_HAS_RR)
 		n += rtb_fmt(json + n, len - n,
 			     ",\"policy_rr\":\"OS_CFG_SCHED_ROUND_ROBIN_EN is 0 in this build\"");

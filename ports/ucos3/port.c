@@ -160,7 +160,7 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
-OS_TICK ucos3_timeout_ticks(uint64_t ns)
+OS_TICK ucos3_timeout_ticks_long(uint64_t ns)
 {
 	uint64_t ticks = ns / TICK_NS + (ns % TICK_NS != 0) + 1;
 
@@ -177,7 +177,7 @@ void ucos3_change_prio(OS_TCB *tcb, OS_PRIO prio, OS_ERR *err)
 	CPU_CRITICAL_EXIT();
 }
 
-int ucos3_pend_error(OS_ERR err)
+int ucos3_pend_failure(OS_ERR err)
 {
 	switch (err) {
 	case OS_ERR_NONE:

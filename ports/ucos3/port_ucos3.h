@@ -64,8 +64,20 @@
 extern OS_TCB *ucos3_init_tcb;
 /* A timeout in ticks for a pend: never shorter than ns (a pend of n ticks
  * ends on the n-th tick from now, after n - 1 to n periods), at least 1 (0
- * means forever to uC/OS-III), at most the largest OS_TICK. */
-OS_TICK ucos3_timeout_ticks(uint64_t ns);
+ * means forever to uC/OS-III), at most the largest OS_TICK. A timeout that
+ * fits 32 bits (4.29 s) is converted inline with the core's 32-bit
+ * arithmetic (a division by a constant: a multiply); only a longer one goes
+ * through the 64-bit division of ucos3_timeout_ticks_long(). */
+#define UCOS3_TICK_NS (1000000000u / OS_CFG_TICK_RATE_HZ)
+_Static_assert(UCOS3_TICK_NS >= 2u, "a timeout of 2^32 - 1 ns converts without overflow");
+OS_TICK ucos3_timeout_ticks_long(uint64_t ns);
+static inline OS_TICK ucos3_timeout_ticks(uint64_t ns)
+{
+	if (ns > 0xFFFFFFFFu)
+		return ucos3_timeout_ticks_long(ns);
+	uint32_t n = (uint32_t)ns;
+	return (OS_TICK)(n / UCOS3_TICK_NS + (n % UCOS3_TICK_NS != 0u) + 1u);
+}
 /* OSTaskChangePrio(tcb, prio) (tcb NULL: the caller), then OSPrioCur made
  * the caller's priority again. uC/OS-III 3.08.02 updates OSPrioCur only when
  * it switches tasks (and in OSMutexPost's own disinheritance): a task that
@@ -76,8 +88,22 @@ OS_TICK ucos3_timeout_ticks(uint64_t ns);
  * definition the running task's priority, so the port restores it, as
  * OSMutexPost does. */
 void ucos3_change_prio(OS_TCB *tcb, OS_PRIO prio, OS_ERR *err);
-/* A pend's error as the contract's. */
-int ucos3_pend_error(OS_ERR err);
+/* A pend's error as the contract's: inline, so that a pend that succeeds
+ * costs the test of OS_ERR_NONE and nothing more; ucos3_pend_failure() maps
+ * the others. */
+int ucos3_pend_failure(OS_ERR err);
+static inline int ucos3_pend_error(OS_ERR err)
+{
+	return err == OS_ERR_NONE ? RTB_OK : ucos3_pend_failure(err);
+}
+/* Queues (mq.c): a message of up to this many bytes travels inside the
+ * pointer OSQPost carries; a larger one is copied through an OSMem slot.
+ * The facts' note on queues says so. */
+#define UCOS3_MQ_IN_POINTER_BYTES 4u
+#define UCOS3_MQ_NOTE                                                                     \
+	"OSQ: a message of up to 4 bytes travels inside the pointer OSQPost carries (no " \
+	"copy by the port); a larger one the port copies into a slot of the queue's "     \
+	"OSMem partition and out again"
 /* RTB_FW_ISR_ENTER() of rtb_fw_rtos.h, and the bracket the timer interrupt
  * uses: OSIntEnter() with the kernel's interrupts masked, as uC/OS-III's
  * Cortex-M handlers do (its OS_CPU_SysTickHandler). */

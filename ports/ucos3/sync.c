@@ -113,13 +113,13 @@ uint64_t rtb_port_sem_max(void)
  * RTB_MUTEX_NONE: an OSSem of count 1, a lock with no owner and no
  * protocol, the negative control of MUT-B-ARC. */
 struct rtb_mutex {
-	bool inherit;
-	union {
+	union { /* first: its address is the mutex's, no offset to add */
 #if UCOS3_HAS_MUTEX
 		OS_MUTEX mutex;
 #endif
 		OS_SEM sem;
 	} u;
+	bool inherit;
 };
 
 int rtb_port_mutex_create(struct rtb_mutex **out, enum rtb_mutex_protocol protocol, int ceiling)
@@ -175,20 +175,29 @@ int rtb_port_mutex_delete(struct rtb_mutex *m)
 	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;
 }
 
-static int mutex_pend(struct rtb_mutex *m, OS_OPT opt)
+#if UCOS3_HAS_MUTEX
+/* OSMutexPend failed. OS_ERR_MUTEX_OWNER: the caller holds it already;
+ * uC/OS-III nests, the contract's mutex does not: undo the nesting. */
+static int __attribute__((noinline)) mutex_pend_failure(struct rtb_mutex *m, OS_ERR err)
+{
+	if (err == OS_ERR_MUTEX_OWNER) {
+		OSMutexPost(&m->u.mutex, OS_OPT_POST_NONE, &err);
+		return RTB_E_DEADLOCK;
+	}
+	return ucos3_pend_failure(err);
+}
+#endif
+
+/* The kind test is the one thing the port adds to the kernel's pend: a
+ * load and a branch. */
+static inline int mutex_pend(struct rtb_mutex *m, OS_OPT opt)
 {
 	OS_ERR err;
 
 #if UCOS3_HAS_MUTEX
 	if (m->inherit) {
 		OSMutexPend(&m->u.mutex, 0u, opt, NULL, &err);
-		if (err == OS_ERR_MUTEX_OWNER) {
-			/* The caller holds it already: uC/OS-III nests; the
-			 * contract's mutex does not. Undo the nesting. */
-			OSMutexPost(&m->u.mutex, OS_OPT_POST_NONE, &err);
-			return RTB_E_DEADLOCK;
-		}
-		return ucos3_pend_error(err);
+		return err == OS_ERR_NONE ? RTB_OK : mutex_pend_failure(m, err);
 	}
 #endif
 	(void)OSSemPend(&m->u.sem, 0u, opt, NULL, &err);
@@ -205,22 +214,29 @@ int rtb_port_mutex_trylock(struct rtb_mutex *m)
 	return mutex_pend(m, OS_OPT_PEND_NON_BLOCKING);
 }
 
-int rtb_port_mutex_unlock(struct rtb_mutex *m)
+/* The lock without a protocol: a semaphore of count 1, where a second
+ * unlock would count it up to 2. Only the holder unlocks, so nobody posts
+ * between the test and the post. */
+static inline int unlock_plain(struct rtb_mutex *m)
 {
 	OS_ERR err;
 
-#if UCOS3_HAS_MUTEX
-	if (m->inherit) {
-		OSMutexPost(&m->u.mutex, OS_OPT_POST_NONE, &err);
-		return err == OS_ERR_NONE ? RTB_OK : RTB_E_PERM; /* OS_ERR_MUTEX_NOT_OWNER */
-	}
-#endif
-	/* A lock of count 1: a second unlock would count it up to 2. Only the
-	 * holder unlocks, so nobody posts between this test and the post. */
 	if (m->u.sem.Ctr != 0)
 		return RTB_E_PERM;
 	(void)OSSemPost(&m->u.sem, OS_OPT_POST_1, &err);
 	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;
+}
+
+int rtb_port_mutex_unlock(struct rtb_mutex *m)
+{
+#if UCOS3_HAS_MUTEX
+	if (m->inherit) {
+		OS_ERR err;
+		OSMutexPost(&m->u.mutex, OS_OPT_POST_NONE, &err);
+		return err == OS_ERR_NONE ? RTB_OK : RTB_E_PERM; /* OS_ERR_MUTEX_NOT_OWNER */
+	}
+#endif
+	return unlock_plain(m);
 }
 
 const char *rtb_port_mutex_mechanism(enum rtb_mutex_protocol protocol)
@@ -278,8 +294,6 @@ static int evt_post(struct rtb_evt *e, uint32_t bits, OS_OPT opt)
 {
 	OS_ERR err;
 
-	if (e == NULL)
-		return RTB_E_INVALID;
 	(void)OSFlagPost(&e->grp, (OS_FLAGS)bits, opt, &err);
 	return err == OS_ERR_NONE ? RTB_OK : RTB_E_OS;
 }
@@ -299,14 +313,14 @@ int rtb_port_evt_wait(struct rtb_evt *e, uint32_t bits, enum rtb_evt_wait mode, 
 {
 	OS_ERR err;
 
-	if (e == NULL || bits == 0)
+	if (bits == 0)
 		return RTB_E_INVALID;
 	OS_OPT opt = (mode == RTB_EVT_ALL ? OS_OPT_PEND_FLAG_SET_ALL : OS_OPT_PEND_FLAG_SET_ANY) |
 		     (clear ? OS_OPT_PEND_FLAG_CONSUME : 0u) | OS_OPT_PEND_BLOCKING;
 	/* The flags that satisfied the wait: those of `bits` set at the time. */
 	OS_FLAGS ready = OSFlagPend(&e->grp, (OS_FLAGS)bits, 0u, opt, NULL, &err);
 	if (err != OS_ERR_NONE)
-		return ucos3_pend_error(err);
+		return ucos3_pend_failure(err);
 	if (got != NULL)
 		*got = (uint32_t)ready;
 	return RTB_OK;

@@ -4,7 +4,10 @@
  * periodic tick, a jittery one, one with missed ticks, no disturbance at all
  * (tickless), random spikes that are not periodic, a tick plus random
  * spikes, a series too disturbed to search, a tick with RT-throttling
- * gaps on its period; then the CLK-B-CFG decision.
+ * gaps on its period; then the CLK-B-CFG decision, also on sleeps timed the
+ * way clk.tick times them (starts spread over the tick) on models of an OS
+ * whose sleeps end at a tick, of one whose shortest sleep returns before
+ * any tick, and of one with a finer timer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -436,20 +439,211 @@ static void test_decide(void)
 	 * waiting for no timer: the longest request of at most a quarter of
 	 * the resolution is judged (4 ms here: 1 ms, not the 10 ms one) */
 	f.sleeps = 5;
-	f.sleep[0] = (struct rtb_clk_sleep){1000, 60000};
-	f.sleep[1] = (struct rtb_clk_sleep){10000, 3990000};
-	f.sleep[2] = (struct rtb_clk_sleep){100000, 3990000};
-	f.sleep[3] = (struct rtb_clk_sleep){1000000, 3990000};
-	f.sleep[4] = (struct rtb_clk_sleep){10000000, 60000};
+	f.sleep[0] = (struct rtb_clk_sleep){1000, 60000, 60000};
+	f.sleep[1] = (struct rtb_clk_sleep){10000, 3990000, 3990000};
+	f.sleep[2] = (struct rtb_clk_sleep){100000, 3990000, 3990000};
+	f.sleep[3] = (struct rtb_clk_sleep){1000000, 3990000, 3990000};
+	f.sleep[4] = (struct rtb_clk_sleep){10000000, 60000, 60000};
 	CHECK(decide(&f) == RTB_PASS);
 	/* a timer finer than stated still fails (the negative case) */
-	f.sleep[3].typical_ns = 1160000;
+	f.sleep[3].typical_ns = f.sleep[3].high_ns = 1160000;
 	CHECK(decide(&f) == RTB_FAIL);
 	rtb_clk_decide(&f, &d);
 	CHECK(strstr(d.reason, "a 1.000 ms sleep lasts only 1.160 ms") != NULL);
 	f.sleeps = 0;
 	f.sleep_measured = false;
 	CHECK(decide(&f) == RTB_PASS);
+}
+
+/* ---- sleeps started at spread points of the tick ------------------------ */
+
+/* Any n consecutive offsets split the period into gaps of at most 3 / n of
+ * it (the golden-ratio sequence: about 2.6 / n), wherever the run starts. */
+static void test_phase_offsets(void)
+{
+	static const uint64_t firsts[] = {0, 10, 60, 1000, (1ull << 32) + 5};
+	const uint64_t period = 25000; /* 1 ms of a 25 MHz counter */
+	const size_t n = 50;
+	uint64_t v[50];
+
+	CHECK_EQ_U64(rtb_clk_phase_offset(0, period), 0);
+	CHECK_EQ_U64(rtb_clk_phase_offset(7, 0), 0);
+	for (size_t k = 0; k < sizeof(firsts) / sizeof(firsts[0]); k++) {
+		for (size_t i = 0; i < n; i++) {
+			v[i] = rtb_clk_phase_offset(firsts[k] + i, period);
+			CHECK(v[i] < period);
+		}
+		for (size_t i = 1; i < n; i++) /* insertion sort */
+			for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+				uint64_t x = v[j];
+				v[j] = v[j - 1];
+				v[j - 1] = x;
+			}
+		uint64_t widest = v[0] + period - v[n - 1];
+		for (size_t i = 1; i < n; i++)
+			widest = v[i] - v[i - 1] > widest ? v[i] - v[i - 1] : widest;
+		CHECK(widest * n <= 3 * period);
+	}
+	/* large periods (a 64-bit counter at GHz) keep their precision */
+	uint64_t big = 1ull << 40;
+	CHECK(near(rtb_clk_phase_offset(1, big), big * 618034 / 1000000, big / 1000000));
+}
+
+enum os_kind {
+	OS_TICK_BOUND,	  /* every sleep ends at the first tick after its deadline */
+	OS_SHORT_RETURNS, /* the same, but a request shorter than the sleep call's
+			     own path returns with it (FreeRTOS, uC/OS-III) */
+	OS_FINE_TIMER,	  /* the deadline itself, and a few sleeps a tick late */
+};
+
+struct os_model {
+	enum os_kind kind;
+	uint64_t tick; /* ticks at every multiple of this, from time 0 */
+	uint64_t path; /* the sleep call's own path */
+};
+
+static const uint64_t requests[] = {0, 1000, 10000, 100000, 1000000};
+
+/* How long sleep number i of `req` ns started at time `start` lasts. */
+static uint64_t model_sleep(const struct os_model *m, uint64_t start, uint64_t req, uint64_t i)
+{
+	uint64_t due = start + m->path + req;
+
+	if (m->kind == OS_FINE_TIMER)
+		return due - start + (i % 20 == 7 ? m->tick : 0); /* 5 % a tick late */
+	if (m->kind == OS_SHORT_RETURNS && req != 0 && req < m->path)
+		return m->path;
+	return (due / m->tick + 1) * m->tick - start;
+}
+
+/* clk.tick's procedure on a model: per request, 10 warm-up sleeps and 50
+ * timed ones, each started `code` after the previous one ended, plus a
+ * fixed `shift` (a longer code path), plus the phase offset when spread.
+ * Median and 90th percentile as the recorder ranks them (within a bucket's
+ * width does not matter here: the values are exact). */
+static void timed_sleeps(const struct os_model *m, uint64_t code, uint64_t shift, bool spread,
+			 struct rtb_clk_facts *f)
+{
+	uint64_t t = 0, v[50];
+
+	f->sleeps = 0;
+	for (size_t k = 0; k < sizeof(requests) / sizeof(requests[0]); k++) {
+		for (uint64_t i = 0; i < 60; i++) {
+			t += code + shift + (spread ? rtb_clk_phase_offset(i, m->tick) : 0);
+			uint64_t d = model_sleep(m, t, requests[k], i);
+			t += d;
+			if (i >= 10)
+				v[i - 10] = d;
+		}
+		for (size_t i = 1; i < 50; i++)
+			for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+				uint64_t x = v[j];
+				v[j] = v[j - 1];
+				v[j - 1] = x;
+			}
+		f->sleep[f->sleeps++] = (struct rtb_clk_sleep){requests[k], v[24], v[44]};
+	}
+	f->sleep_measured = true;
+	f->sleep_typical_ns = f->sleep[1].typical_ns;
+	f->sleep_high_ns = f->sleep[1].high_ns;
+}
+
+struct judged {
+	enum rtb_outcome outcome;
+	bool tick_bound;
+};
+
+/* The decision on a model's sleeps: its tick found and stated, a stated
+ * resolution. */
+static struct judged judge(const struct os_model *m, uint64_t code, uint64_t shift, bool spread,
+			   uint64_t resolution)
+{
+	struct rtb_clk_facts f = facts(true, m->tick, 1000000000u / m->tick, RTB_CLK_NOHZ_PERIODIC);
+	struct rtb_clk_decision d;
+
+	f.period_tol_ns = m->tick / 64;
+	f.stated_resolution_ns = resolution;
+	timed_sleeps(m, code, shift, spread, &f);
+	rtb_clk_decide(&f, &d);
+	return (struct judged){d.outcome, d.sleep_tick_bound};
+}
+
+#define SHIFTS 64
+
+/* Wherever the code path before the sleeps puts their start in the tick
+ * (64 shifts over one tick, from just after a tick to just before the
+ * next), spread starts give one decision, the expected one; starts at one
+ * fixed point (the procedure before) give decisions that depend on it. */
+static void test_decide_spread_phases(void)
+{
+	static const uint64_t ticks[] = {1000000, 4000000, 10000000};
+	static const struct {
+		enum os_kind kind;
+		uint64_t resolution; /* 0: the tick's */
+		enum rtb_outcome outcome;
+		bool tick_bound;
+	} cases[] = {
+		{OS_TICK_BOUND, 0, RTB_PASS, true},
+		{OS_TICK_BOUND, 1000, RTB_FAIL, true}, /* states a finer timer */
+		{OS_SHORT_RETURNS, 0, RTB_PASS, false},
+		{OS_FINE_TIMER, 1, RTB_PASS, false},
+		{OS_FINE_TIMER, 0, RTB_FAIL, false}, /* states a coarser timer */
+	};
+
+	for (size_t t = 0; t < sizeof(ticks) / sizeof(ticks[0]); t++) {
+		for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+			struct os_model m = {cases[c].kind, ticks[t], 9280};
+			uint64_t res = cases[c].resolution ? cases[c].resolution : m.tick;
+			size_t fixed_pass = 0;
+			for (uint64_t s = 0; s < SHIFTS; s++) {
+				/* from 1 us after a tick to 1 us before the next */
+				uint64_t shift = 1000 + s * (m.tick - 2000) / (SHIFTS - 1);
+				struct judged j = judge(&m, 640, shift, true, res);
+				CHECK(j.outcome == cases[c].outcome);
+				CHECK(j.tick_bound == cases[c].tick_bound);
+				fixed_pass += judge(&m, 640, shift, false, res).outcome == RTB_PASS;
+			}
+			/* the bound sleeps' verdicts flipped with the fixed start */
+			if (cases[c].kind == OS_TICK_BOUND)
+				CHECK(fixed_pass > 0 && fixed_pass < SHIFTS);
+		}
+	}
+}
+
+/* The cases of the brief rule, figures as a 1 ms tick gives them: a bound
+ * sleep from spread starts has a median of about half a tick, which the
+ * rules must not read as "not bound" or "finer than stated". */
+static void test_decide_half_tick_median(void)
+{
+	struct rtb_clk_facts f = facts(true, 1000000, 1000, RTB_CLK_NOHZ_PERIODIC);
+	struct rtb_clk_decision d;
+
+	f.stated_resolution_ns = 1000000;
+	f.sleep_typical_ns = 480000; /* 1 us sleeps: median under half a tick */
+	f.sleep_high_ns = 905000;
+	f.sleeps = 2;
+	f.sleep[0] = (struct rtb_clk_sleep){1000, 480000, 905000};
+	f.sleep[1] = (struct rtb_clk_sleep){100000, 470000, 910000};
+	rtb_clk_decide(&f, &d);
+	CHECK(d.outcome == RTB_PASS);
+	CHECK(d.sleep_tick_bound);
+	f.stated_resolution_ns = 1000;
+	rtb_clk_decide(&f, &d);
+	CHECK(d.outcome == RTB_FAIL);
+	CHECK(strstr(d.reason, "up to 905.000 us (90th percentile)") != NULL);
+	/* a finer timer whose few late sleeps reach a tick: 90th percentile
+	 * low, not bound to the tick, and finer than a stated 1 ms */
+	f.sleep_typical_ns = 12000;
+	f.sleep_high_ns = 14000;
+	f.sleep[0] = (struct rtb_clk_sleep){1000, 12000, 14000};
+	f.sleep[1] = (struct rtb_clk_sleep){100000, 111000, 115000};
+	rtb_clk_decide(&f, &d);
+	CHECK(d.outcome == RTB_PASS);
+	CHECK(!d.sleep_tick_bound);
+	f.stated_resolution_ns = 1000000;
+	rtb_clk_decide(&f, &d);
+	CHECK(d.outcome == RTB_FAIL);
+	CHECK(strstr(d.reason, "a 100.000 us sleep lasts only 115.000 us") != NULL);
 }
 
 static void test_helpers(void)
@@ -476,6 +670,9 @@ int main(void)
 	test_too_dense();
 	test_min_excess();
 	test_decide();
+	test_phase_offsets();
+	test_decide_spread_phases();
+	test_decide_half_tick_median();
 	test_helpers();
 	return check_exit();
 }

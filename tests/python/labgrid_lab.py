@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import ser2net_serve
-from ser2net_serve import PtyBoard, Ser2net
+from ser2net_serve import PtyBoard, Ser2net, SwitchedQemu, free_port
 
 BIN = Path(sys.executable).parent
 CLIENT = BIN / "labgrid-client"
@@ -64,13 +64,6 @@ def why_unusable() -> str | None:
                 "-r requirements/labgrid.txt)"
             )
     return None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _wait_port(port: int, process: subprocess.Popen[bytes] | None, what: str, log: Path) -> None:
@@ -95,18 +88,12 @@ def _end(process: subprocess.Popen[bytes] | None) -> None:
         process.wait(timeout=10)
 
 
-class Board:
+class Board(SwitchedQemu):
     """QEMU running the FreeRTOS image, its UART on a TCP port, switched on and off."""
 
     def __init__(self, image: Path, folder: Path) -> None:
-        self.image = image
-        self.folder = folder
+        super().__init__(image, folder)
         self.uart_port = free_port()
-        self.monitor = folder / "qemu-monitor.sock"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.boots = 0
-        self.switches: list[str] = []  # "on", "off" as the switch was told
-        self._lock = threading.Lock()
 
     def on(self) -> None:
         with self._lock:
@@ -131,21 +118,7 @@ class Board:
     def off(self) -> None:
         with self._lock:
             self.switches.append("off")
-            process, self.process = self.process, None
-            if process is not None and process.poll() is None:
-                process.kill()
-                process.wait(timeout=10)
-
-    def powered(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def freeze(self) -> None:
-        """Stop the emulated CPU: the board hangs, its UART goes silent."""
-        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(5)
-            s.connect(str(self.monitor))
-            s.sendall(b"stop\n")
-            time.sleep(0.2)
+            self._kill()
 
 
 class Switched(Protocol):

@@ -74,23 +74,49 @@ def _end(process: subprocess.Popen[bytes] | None) -> None:
         process.wait(timeout=10)
 
 
-class PtyBoard:
-    """QEMU running an image with its UART on a pseudo-terminal, reached through
-    the link `tty` in `folder`; switched on and off like a board on a power switch."""
+class SwitchedQemu:
+    """QEMU running an image, switched on and off like a board on a power switch;
+    `freeze` stops its CPU (the board hangs). Subclasses start QEMU in `on`."""
 
     def __init__(self, image: Path, folder: Path) -> None:
         self.image = image
         self.folder = folder
-        self.tty = folder / "board-tty"
         self.monitor = folder / "qemu-monitor.sock"
-        self.log = folder / "qemu.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.boots = 0
         self.switches: list[str] = []  # "on", "off" as the switch was told
+        self._lock = threading.Lock()
+
+    def _kill(self) -> None:
+        """End QEMU at once (the power goes); call with the lock held."""
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+    def powered(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def freeze(self) -> None:
+        """Stop the emulated CPU: the board hangs, its UART goes silent."""
+        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(5)
+            s.connect(str(self.monitor))
+            s.sendall(b"stop\n")
+            time.sleep(0.2)
+
+
+class PtyBoard(SwitchedQemu):
+    """QEMU running an image with its UART on a pseudo-terminal, reached through
+    the link `tty` in `folder`; switched on and off like a board on a power switch."""
+
+    def __init__(self, image: Path, folder: Path) -> None:
+        super().__init__(image, folder)
+        self.tty = folder / "board-tty"
+        self.log = folder / "qemu.log"
         # the tty appears this long after the power, as a board's own USB serial port
         # does once the board has enumerated it
         self.tty_delay_s = 0.0
-        self._lock = threading.Lock()
         self._late: threading.Timer | None = None
 
     def on(self) -> None:
@@ -146,21 +172,7 @@ class PtyBoard:
                 self._late = None
             # a pseudo-terminal's number is reused: never leave the link to another's
             self.tty.unlink(missing_ok=True)
-            process, self.process = self.process, None
-            if process is not None and process.poll() is None:
-                process.kill()
-                process.wait(timeout=10)
-
-    def powered(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def freeze(self) -> None:
-        """Stop the emulated CPU: the board hangs, its UART goes silent."""
-        with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(5)
-            s.connect(str(self.monitor))
-            s.sendall(b"stop\n")
-            time.sleep(0.2)
+            self._kill()
 
 
 def config(device: Path, port: int, baud: int = BAUD) -> str:

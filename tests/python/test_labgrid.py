@@ -148,7 +148,7 @@ def test_without_labgrid_targets_says_how_to_get_it(run_cli: RunCli, tmp_path: P
 def test_no_coordinator_is_one_sentence(run_cli: RunCli, tmp_path: Path) -> None:
     if labgrid_lab.why_unusable() is not None:
         pytest.skip(str(labgrid_lab.why_unusable()))
-    address = f"127.0.0.1:{labgrid_lab.free_port()}"
+    address = f"127.0.0.1:{ser2net_serve.free_port()}"
     done = run_cli(
         "run", "--target", f"labgrid:rpi4,coordinator={address}", "--out", str(tmp_path / "r")
     )

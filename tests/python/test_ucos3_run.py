@@ -2,7 +2,8 @@
 """uC/OS-III on the emulated board, through `rtbench run --target
 qemu:ucos3-mps2-an385`, and beside FreeRTOS on the same board.
 
-- Deterministic mode gives the same figures in two runs.
+- Deterministic mode gives the same figures in two runs, the second with the
+  host's timing made ragged on purpose.
 - `--trace` names uC/OS-III's own functions on the path of a blocking take and
   of the signal that wakes the waiter, the assembly ones of uC/CPU and of the
   port included, and counts their critical sections.
@@ -53,6 +54,10 @@ ON_THE_SIGNAL_PATH = {"OSSemPost", "OS_Post", "OSSched", "CPU_SR_Save", "OS_CPU_
 # priority levels, uC/OS-III over 40 of its 60
 SHORT = ("--set", "iterations=2000")
 SHORT_BLOCK = ("--set", "waiters=40", "--set", "rounds=5")
+# the most instructions the port's wrappers run on a 4-byte send and receive
+# without a switch, by RTOS (docs/ports/ucos3.md and freertos.md list them: 18
+# and 22 on uC/OS-III, 13 and 12 on FreeRTOS; before, 37 and 37, 19 and 23)
+MQ_WRAPPERS_MAX = {"ucos3": (18, 22), "freertos": (13, 12)}
 
 
 # the runs go through conftest.cli in the folder above their results (the module
@@ -64,11 +69,12 @@ def test_deterministic_runs_give_identical_figures(tmp_path: Path) -> None:
     runs = run_twice(
         functools.partial(cli, cwd=tmp_path), tmp_path, "run", "--target", SPEC,
         "--deterministic", "--only", "sem.wait.available", "mq.send.no_waiter",
-        "clk.tick.config", *SHORT, timeout=RUN_TIMEOUT_S,
+        "mq.send.unblock", "clk.tick.config", *SHORT, timeout=RUN_TIMEOUT_S,
     )  # fmt: skip
     first, second = (figures(data) for data in runs)
     # the calibration, the semaphore's wait and signal, the queue's send and receive
-    assert {k[0] for k in first} >= {"sem.wait.available", "mq.send.no_waiter"}, first
+    # without a waiter and to a blocked one
+    assert {k[0] for k in first} >= {"sem.wait.available", "mq.send.no_waiter", "mq.send.unblock"}
     assert_same_figures(first, second)
     # CLK-B-CFG, run with them, is sure of the tick under -icount, control caught
     tick = verdict(runs[0], "clk.tick.config", "tick_config")
@@ -77,14 +83,16 @@ def test_deterministic_runs_give_identical_figures(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One traced, deterministic run of FreeRTOS and uC/OS-III: sem.wait.block."""
+    """One traced, deterministic run of FreeRTOS and uC/OS-III: sem.wait.block, and
+    the queue's send and receive of 4-byte messages (2,000 iterations: only the
+    queue's unit reads `iterations` here)."""
     if WHY_NOT_BOTH is not None:
         pytest.skip(WHY_NOT_BOTH)
     out = tmp_path_factory.mktemp("rtos") / "run"
     run_ok(
         functools.partial(cli, cwd=out.parent), out, "run", "--target", FREERTOS_SPEC,
-        "--target", SPEC, "--deterministic", "--trace", "--only", "sem.wait.block", *SHORT_BLOCK,
-        timeout=RUN_TIMEOUT_S,
+        "--target", SPEC, "--deterministic", "--trace", "--only", "sem.wait.block",
+        "mq.send.no_waiter", *SHORT_BLOCK, *SHORT, timeout=RUN_TIMEOUT_S,
     )  # fmt: skip
     return out
 
@@ -117,6 +125,39 @@ def test_the_trace_names_ucos3_functions_and_counts_critical_sections(both: Path
     assert_split(found_signal, ON_THE_SIGNAL_PATH, {"rtb_port_sem_signal"})
 
 
+def test_a_small_message_travels_inside_the_pointer(both: Path) -> None:
+    """A 4-byte message is one OSQPost and one OSQPend, as a uC/OS-III user passes
+    it: no OSMem slot, no copy, no critical section but the kernel's own; the
+    port's wrappers stay short on both RTOSes, and the facts say which sizes the
+    uC/OS-III port copies."""
+    data = read_results(both / "qemu-ucos3-mps2-an385")
+    found = result_records(data)
+    for (scenario, metric), kernel_call, most in zip(
+        (("mq.send.no_waiter", "send"), ("mq.receive.available", "receive")),
+        ("OSQPost", "OSQPend"),
+        MQ_WRAPPERS_MAX["ucos3"],
+        strict=True,
+    ):
+        record = found[(scenario, metric)]
+        assert record["params"]["bytes"] == 4, record["params"]
+        typical = record["path"]["typical"]
+        ran = set(typical["sequence"])
+        assert kernel_call in ran, typical["sequence"]
+        assert not ran & {"OSMemGet", "OSMemPut", "memcpy"}, typical["sequence"]
+        assert typical["calls"]["CPU_SR_Save"] == 1, typical["calls"]
+        assert 0 < sum(typical["port_wrappers"].values()) <= most, typical["port_wrappers"]
+    note = data["host"]["ucos3"]["notes"]["mq"]
+    assert "up to 4 bytes travels inside the pointer" in note and "copies" in note, note
+    freertos = result_records(read_results(both / "qemu-freertos-mps2-an385"))
+    for key, most in zip(
+        (("mq.send.no_waiter", "send"), ("mq.receive.available", "receive")),
+        MQ_WRAPPERS_MAX["freertos"],
+        strict=True,
+    ):
+        wrappers = freertos[key]["path"]["typical"]["port_wrappers"]
+        assert 0 < sum(wrappers.values()) <= most, wrappers
+
+
 def test_the_comparison_sets_the_paths_and_the_services_side_by_side(both: Path) -> None:
     md = (both / "comparison" / "comparison.md").read_text()
     assert "## Services of each system" in md
@@ -126,7 +167,7 @@ def test_the_comparison_sets_the_paths_and_the_services_side_by_side(both: Path)
     )
     assert "| round-robin among equal priorities | native: time slicing for the whole kernel" in md
     assert "| message queues (messages copied) | native: xQueueSend" in md
-    assert "emulated: OSQ passes pointers" in md
+    assert "native: OSQ: a message of up to 4 bytes travels inside the pointer" in md
     # sem.wait.block's waiters share 29 priority levels on FreeRTOS and 40 on uC/OS-III
     assert "B measured it with priority_levels=40, A with priority_levels=29" in md
     assert "Code paths side by side, typical samples (exact instruction counts):" in md

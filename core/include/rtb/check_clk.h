@@ -154,11 +154,29 @@ const char *rtb_clk_nohz_name(enum rtb_clk_nohz m);
 /* Most sleep requests rtb_clk_facts holds. */
 #define RTB_CLK_SLEEPS_MAX 8u
 
-/* One requested sleep duration and the median time it really took. */
+/* One requested sleep duration and the time it really took: the median and
+ * the 90th percentile (high_ns; below typical_ns it counts as typical_ns). */
 struct rtb_clk_sleep {
 	uint64_t requested_ns;
 	uint64_t typical_ns;
+	uint64_t high_ns;
 };
+
+/*
+ * Where the timed sleeps start in the tick. A sleep bound to the tick ends
+ * at a tick, so a sleep that starts at once after the previous one ends
+ * always starts at the same point of the tick, and a short one lasts a
+ * whole tick or almost nothing depending on the code path before it. The
+ * sleeps are therefore started at points spread over the whole tick: before
+ * sleep i the caller busy-waits rtb_clk_phase_offset(i, period), the
+ * fraction frac(i * 0.618...) of the period (the golden-ratio sequence:
+ * any run of n consecutive i splits the period into gaps of at most about
+ * 2.6 / n of it, whatever i the run starts at). From a spread start, a
+ * short sleep that returns at the next tick lasts anywhere from nothing to
+ * one tick (median about half a tick, 90th percentile about 0.9 tick);
+ * the rules below judge such sleeps by their 90th percentile.
+ */
+uint64_t rtb_clk_phase_offset(uint64_t i, uint64_t period);
 
 struct rtb_clk_facts {
 	/* measured */
@@ -171,6 +189,7 @@ struct rtb_clk_facts {
 	size_t holes;
 	bool sleep_measured;	   /* short sleeps were timed */
 	uint64_t sleep_typical_ns; /* median wake-up of a 1 us sleep */
+	uint64_t sleep_high_ns;	   /* its 90th percentile (below the median: the median) */
 	/* every request timed, shortest first (0 entries: only the 1 us one
 	 * above is known) */
 	size_t sleeps;
@@ -186,7 +205,7 @@ struct rtb_clk_decision {
 	char reason[RTB_LINE_MAX];
 	uint64_t tick_period_ns; /* concluded tick period, 0 when none was found */
 	bool tickless;		 /* no periodic tick seen on the busy CPU */
-	bool sleep_tick_bound;	 /* short sleeps last about a tick period */
+	bool sleep_tick_bound;	 /* 1 us sleeps last up to about a tick period */
 };
 
 /*
@@ -198,10 +217,15 @@ struct rtb_clk_decision {
  *  - fail: the measurement contradicts the statement: a periodic
  *    disturbance at a period that is neither the stated tick's nor
  *    harmonic with it (a faster one under full dynticks alike); or a
- *    stated fine timer resolution (below a tenth of the
- *    tick) while 1 us sleeps last at least half a tick; or a stated coarse
- *    resolution (half a tick or more) while a short sleep ends sooner than
- *    half that resolution. The short sleep judged there is the longest
+ *    stated fine timer resolution (below a tenth of the tick) while 1 us
+ *    sleeps are bound to the tick (their 90th percentile at least half a
+ *    tick: from starts spread over the tick they last up to a tick); or a
+ *    stated coarse resolution (half a tick or more) while a short sleep
+ *    ends sooner than half that resolution (its 90th percentile below half
+ *    of it: a timer of that resolution makes a tenth of the sleeps started
+ *    at spread points last 0.9 of it or more, a finer one none). Judging
+ *    the median instead would depend on where in the tick the sleeps
+ *    start. The short sleep judged there is the longest
  *    request of at most a quarter of the resolution (of those in sleep[];
  *    the 1 us one when sleep[] is empty): a request shorter than the sleep
  *    call's own path ends when that path does, without waiting for any

@@ -13,12 +13,19 @@ is counted, never taken for a record.
 exit status; terminate and kill become requests, and a guest that does not
 answer a kill is ended from outside); `LinkSource` reads files, lists folders
 and runs commands on the target for the system probes.
+
+Test hook: RTBENCH_SERIAL_JITTER_MS=N makes the host's timing ragged on purpose,
+for the tests that deterministic figures do not follow it: each run's command is
+sent after a random 0..N ms, and the reader then stops reading for another
+random 0..N ms while the run goes on.
 """
 
 from __future__ import annotations
 
 import collections
+import os
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -34,6 +41,17 @@ KILL_ANSWER_S = 5.0
 COMMAND_TIMEOUT_S = 30.0
 _STDERR_TAIL_BYTES = 8192
 _SAFE = frozenset(range(0x21, 0x7F)) - {ord("%")}
+JITTER_ENV = "RTBENCH_SERIAL_JITTER_MS"
+
+
+def jitter_s() -> float:
+    """A random pause of the test hook JITTER_ENV, in seconds (0 without it)."""
+    text = os.environ.get(JITTER_ENV, "").strip()
+    try:
+        limit_ms = float(text) if text else 0.0
+    except ValueError:
+        return 0.0
+    return random.uniform(0.0, limit_ms) / 1000.0 if limit_ms > 0 else 0.0
 
 
 def encode(data: bytes | str) -> str:
@@ -142,12 +160,16 @@ class Link:
         self.closed: str | None = None
         self.ready: Event | None = None
         self._ready_seen = threading.Event()
+        self.stall_s = 0.0  # the reader's next pause (the test hook JITTER_ENV)
         self._thread = threading.Thread(target=self._read, name="rtbench-link", daemon=True)
         self._thread.start()
 
     def _read(self) -> None:
         try:
             for raw in self._reader:
+                if self.stall_s > 0:
+                    stall, self.stall_s = self.stall_s, 0.0
+                    time.sleep(stall)
                 event = classify(raw.rstrip(b"\n"))
                 if event is None:
                     if raw.strip():
@@ -249,9 +271,11 @@ class LinkStream:
         self._kill_timer: threading.Timer | None = None
         self._released = False
         link.drain()
+        time.sleep(jitter_s())
         if link.closed is not None or not link.send(request_line("run", *args)):
             self._release()
             raise TargetLost(link.closed or "the serial line is closed")
+        link.stall_s = jitter_s()
 
     def _note_err(self, text: str) -> None:
         self._tail.append(text + "\n")

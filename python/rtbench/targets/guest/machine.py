@@ -2,7 +2,12 @@
 """One QEMU process: its command line, its serial line, and its end.
 
 The protocol's serial line is QEMU's standard input and output (a `stdio`
-character device), so the line closes exactly when QEMU ends. On x86 the kernel
+character device), so the line closes exactly when QEMU ends. Its output goes to
+a regular file in the machine's folder, which `follow` reads back as it grows:
+QEMU makes its standard output non-blocking, and on a pipe a write the host has
+not made room for fails, the emulated UART says "transmitter full" and the guest
+waits for as long as rtbench takes to read, so a deterministic (-icount) guest's
+timeline would follow the host's. A file takes every byte at once. On x86 the kernel
 console is the first serial port, written to a log file, and the protocol uses
 the second; `-M virt` on ARM has one PL011, shared with a silenced console
 (`quiet loglevel=0`), whose stray lines the link counts as noise.
@@ -26,15 +31,19 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 
 from rtbench.targets.guest.link import Link, request_line
 
 POWER_OFF_S = 10.0
 CONSOLE_LOG = "console.log"
+SERIAL_OUT = "serial.out"  # the protocol line's output, as QEMU wrote it
+# How long the reader of that file pauses when it has read all there is: from
+# the first value, doubling while nothing comes, up to the second.
+FOLLOW_PAUSE_S = (0.001, 0.01)
 _PR_SET_PDEATHSIG = 1
 _KVM_GET_API_VERSION = 0xAE00
 _KVM_CREATE_VM = 0xAE01
@@ -171,20 +180,30 @@ def _die_with_parent() -> None:
         _PRCTL(_PR_SET_PDEATHSIG, int(signal.SIGKILL))
 
 
-# The machine's output pipe is made this large (Linux's default limit for an
-# unprivileged pipe): an emulated UART whose host side cannot take a byte says
-# "transmitter full" and the guest waits, so with a small pipe and a busy host
-# the guest's timeline would follow how fast rtbench reads, and deterministic
-# (-icount) runs would not repeat.
-PIPE_BYTES = 1 << 20
-
-
-def widen_pipe(stream: IO[bytes] | None) -> None:
-    """Make the pipe behind `stream` PIPE_BYTES large, where the system allows."""
-    if stream is None or not hasattr(fcntl, "F_SETPIPE_SZ"):
-        return
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+def follow(path: Path, ended: Callable[[], bool]) -> Iterator[bytes]:
+    """The lines of the file `path` (newline included) as another process writes
+    them, until `ended()` says it has ended and the file is read to its end; a last
+    line without a newline comes as it is."""
+    pending = b""
+    pause = FOLLOW_PAUSE_S[0]
+    with path.open("rb") as out:
+        while True:
+            chunk = out.read(1 << 16)
+            if not chunk:
+                done = ended()
+                chunk = out.read(1 << 16)  # what it wrote before it ended
+                if not chunk and done:
+                    break
+                if not chunk:
+                    time.sleep(pause)
+                    pause = min(pause * 2, FOLLOW_PAUSE_S[1])
+                    continue
+            pause = FOLLOW_PAUSE_S[0]
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                yield line + b"\n"
+    if pending:
+        yield pending
 
 
 class Machine:
@@ -204,21 +223,23 @@ class Machine:
 
     def start(self) -> Link:
         """Start QEMU; returns the link (the agent announces itself on it when booted)."""
-        with self._stderr_path.open("wb") as stderr:
+        output = self.folder / SERIAL_OUT
+        with self._stderr_path.open("wb") as stderr, output.open("wb") as stdout:
             self._process = subprocess.Popen(
                 self.config.argv(self.folder),
                 stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
+                stdout=stdout,
                 stderr=stderr,
                 start_new_session=True,
                 # only a resolved C call between fork and exec
                 preexec_fn=_die_with_parent,  # noqa: PLW1509
             )
-        widen_pipe(self._process.stdout)
+        process = self._process
         atexit.register(self.stop)
         self.started_at = time.monotonic()
-        assert self._process.stdout is not None and self._process.stdin is not None
-        self.link = Link(self._process.stdout, self._process.stdin, self.exit_reason)
+        assert process.stdin is not None
+        lines = follow(output, lambda: process.poll() is not None)
+        self.link = Link(lines, process.stdin, self.exit_reason)
         return self.link
 
     @property
@@ -313,10 +334,9 @@ class Machine:
         finally:
             self.kill()
             if process is not None:
-                for pipe in (process.stdin, process.stdout):
-                    with contextlib.suppress(OSError, ValueError):
-                        if pipe is not None:
-                            pipe.close()
+                with contextlib.suppress(OSError, ValueError):
+                    if process.stdin is not None:
+                        process.stdin.close()
             atexit.unregister(self.stop)
             self._dir.cleanup()
             self._process = None
