@@ -2,11 +2,14 @@
 /*
  * CAL: calibration.
  *
- * cal.timestamp (CAL-P-TRC): the cost of taking one timestamp. Two counter
- * reads back to back, 30,000 times; a sample is the raw difference (no
+ * cal.timestamp (CAL-P-TRC): the cost of taking one timestamp, in the shape
+ * every sample is taken in (rtb/sample.h): the two counter reads of a timed
+ * call around a call of a function that returns at once
+ * (rtb_timing_sample()), 30,000 times; a sample is the raw difference (no
  * overhead is subtracted here: this is the overhead). Its minimum is what
- * the runner subtracts from every other timed sample of the run. Runs at
- * relative priority 0 on the measurement CPU; no other thread.
+ * the runner subtracts from every other timed sample of the run, and the
+ * overhead this run's own start-up calibration finds (the same samples).
+ * Runs at relative priority 0 on the measurement CPU; no other thread.
  *
  * cal.cpu (CAL-P-CPU): processing power and cache effect, so results can be
  * compared across platforms. One thread at relative priority 0.
@@ -37,7 +40,7 @@ static int run_timestamp(struct rtb_ctx *ctx)
 		.scenario = id,
 		.label = "CAL-P-TRC",
 		.metric = "timestamp",
-		.title = "Cost of one timestamp (two back-to-back counter reads)",
+		.title = "Cost of one timestamp (the two reads of a timed call of nothing)",
 		.unit = "ticks",
 	};
 	struct rtb_recorder r;
@@ -45,9 +48,9 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	if (rtb_recorder_init(&r, &m, rtb_warmup_for(n), ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorder");
 	for (uint64_t i = 0; i < n + r.warmup_target; i++) {
-		uint64_t t0 = rtb_port_counter_read();
-		uint64_t t1 = rtb_port_counter_read();
-		rtb_recorder_add_span(&r, t1 - t0, t0, t1, RTB_SPAN_COUNTER);
+		struct rtb_span s;
+		rtb_timing_sample(&s);
+		rtb_recorder_add_span(&r, s.t1 - s.t0, s.t0, s.t1, RTB_SPAN_COUNTER);
 	}
 	rtb_emit_result(&r);
 

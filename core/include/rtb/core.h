@@ -21,6 +21,7 @@
 
 #include "rtb/config.h"
 #include "rtb_port.h"
+#include "rtb/sample.h"
 
 #define RTB_PROTOCOL_VERSION 1
 /* Additions within version 1 that a reader may rely on when present:
@@ -71,7 +72,7 @@ void rtb_u128_to_dec(struct rtb_u128 v, char *buf);
 
 struct rtb_timing {
 	uint64_t hz;		 /* counter ticks per second */
-	uint64_t overhead_ticks; /* minimum cost of one timestamp pair */
+	uint64_t overhead_ticks; /* minimum cost of one timed call of nothing */
 	bool overhead_given;	 /* true: passed in, false: calibrated here */
 	/* The effective resolution: the counter moves in steps of step_ticks
 	 * (1 for a counter that can show any tick); see rtb_counter_step. */
@@ -79,7 +80,8 @@ struct rtb_timing {
 };
 extern struct rtb_timing rtb_timing;
 
-/* Minimum over `samples` back-to-back counter read pairs. */
+/* Minimum over `samples` calibration samples (rtb_timing_sample(): the two
+ * reads of a timed call around a call of nothing, rtb/sample.h). */
 uint64_t rtb_timing_measure_overhead(uint32_t samples);
 
 /* What the counter's own steps are, measured: the smallest non-zero
