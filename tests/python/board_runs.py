@@ -101,3 +101,39 @@ def assert_split(path: dict[str, Any], kernel: set[str], wrappers: set[str]) -> 
     assert over["instructions_per_tick"] == 1.25
     assert over["overhead_instructions"] == over["overhead_ticks"] * 1.25
     assert over["line"].startswith(f"measurement: {shares['measurement']} instructions, ")
+    assert_tight(path)
+
+
+# The scenarios whose samples are timed calls (core/include/rtb/sample.h): between
+# the two reads only the call, so the measurement code inside a sample is what
+# the calibration subtracts.
+TIMED_CALLS = (
+    "sem.create", "sem.delete.used", "sem.delete.unused", "sem.wait.available",
+    "sem.signal.no_waiter", "sem.wait.block", "sem.signal.unblock", "mut.lock.uncontended",
+    "mut.unlock.uncontended", "mq.send.no_waiter", "mq.receive.available",
+    "evt.set.no_waiter", "evt.wait.available", "mem.alloc", "mem.free",
+)  # fmt: skip
+
+
+def assert_tight(path: dict[str, Any]) -> None:
+    """A traced sample's measurement share (the instructions neither the kernel's
+    nor the port's) is the subtracted overhead within one instruction."""
+    over = path["overhead"]
+    assert over["subtracted"] and over["overhead_instructions"] is not None, over
+    assert abs(float(over["difference"])) <= 1, over["line"]
+
+
+def assert_all_tight(data: dict[str, Any], expected: set[str]) -> None:
+    """Every traced metric of the `expected` scenarios (all of them timed calls)
+    is tight (assert_tight); returns nothing, fails naming the loose ones."""
+    seen: dict[str, str] = {}
+    loose: dict[str, str] = {}
+    for (scenario, _), record in result_records(data).items():
+        path = record.get("path") or {}
+        if scenario not in TIMED_CALLS or not path.get("overhead"):
+            continue
+        seen[scenario] = path["overhead"]["line"]
+        if abs(float(path["overhead"]["difference"])) > 1:
+            loose[scenario] = path["overhead"]["line"]
+    assert set(seen) >= expected, seen
+    assert not loose, loose
