@@ -132,6 +132,9 @@ static int run_set_no_waiter(struct rtb_ctx *ctx)
 		rtb_port_evt_delete(e);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
 	}
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rs);
+	rtb_recorder_timed_calls(&rw);
 	for (uint64_t i = 0; i < n + warm; i++) {
 		struct rtb_span s, w;
 		rc = timed_set(e, EVT_BIT, &s);

@@ -63,6 +63,9 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 	rtb_metric_param(&mf, "bytes", bytes);
 	if (rtb_recorder_init_pair(&ra, &ma, &rf, &mf, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&ra);
+	rtb_recorder_timed_calls(&rf);
 	for (uint64_t i = 0; i < n + warm; i++) {
 		struct rtb_span a, f;
 		void *p = timed_alloc(bytes, &a);

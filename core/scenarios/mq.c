@@ -209,6 +209,9 @@ static int no_waiter_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8
 	metric_params(&mr, bytes);
 	if (rtb_recorder_init_pair(&rs, &ms, &rr, &mr, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rs);
+	rtb_recorder_timed_calls(&rr);
 	rtb_fmt(what, sizeof(what), "iterations (%" RTB_PRIu32 "-byte messages)", bytes);
 	for (uint64_t i = 0; i < n + warm; i++) {
 		struct rtb_span s, r;

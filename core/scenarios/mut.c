@@ -467,6 +467,9 @@ static int run_lock_uncontended(struct rtb_ctx *ctx)
 		rtb_port_mutex_delete(m);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
 	}
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rl);
+	rtb_recorder_timed_calls(&ru);
 	for (uint64_t i = 0; i < n + warm; i++) {
 		struct rtb_span l, u;
 		rc = timed_lock(m, &l);

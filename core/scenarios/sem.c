@@ -84,6 +84,10 @@ static int run_create(struct rtb_ctx *ctx)
 	}
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rc_);
+	rtb_recorder_timed_calls(&ru);
+	rtb_recorder_timed_calls(&rn);
 
 	uint64_t i;
 	for (i = 0; i < n + warm && rc == RTB_OK; i++) {
@@ -194,6 +198,9 @@ static int run_wait_available(struct rtb_ctx *ctx)
 
 	if (rtb_recorder_init_pair(&rw, &mw, &rs, &ms, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rw);
+	rtb_recorder_timed_calls(&rs);
 	rc = rtb_port_sem_create(&s, 1);
 	if (rc != RTB_OK) {
 		rtb_recorder_free(&rw);
@@ -455,6 +462,9 @@ static int run_wait_block(struct rtb_ctx *ctx)
 		rtb_port_mem_free(acquire);
 		return rtb_ctx_fail(ctx, rc, "no memory for the recorders");
 	}
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&ra);
+	rtb_recorder_timed_calls(&rr);
 	rc = rtb_port_sem_create(&sh->sem, 0);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "cannot create a semaphore: %s", rtb_port_strerror(rc));

@@ -7,6 +7,12 @@
  * taken with, around a call of a function that returns at once. Every timed
  * sample subtracts it (see rtb_recorder_add_interval()). cal.timestamp
  * records the same samples, so its minimum and this are one figure.
+ *
+ * Samples whose two reads are written inline in a scenario's code (not yet
+ * timed calls) subtract the second overhead: the minimum of back-to-back
+ * inline read pairs, what their own timestamp code costs (cal.timestamp's
+ * metric timestamp_inline records the same pairs). A recorder's shape says
+ * which one its samples subtract (rtb_recorder_timed_calls()).
  */
 #include "rtb/core.h"
 
@@ -26,6 +32,20 @@ uint64_t rtb_timing_measure_overhead(uint32_t samples)
 
 	for (uint32_t i = 0; i < samples; i++) {
 		rtb_timing_sample(&s);
+		uint64_t d = s.t1 - s.t0;
+		if (d < best)
+			best = d;
+	}
+	return best == UINT64_MAX ? 0 : best;
+}
+
+uint64_t rtb_timing_measure_inline_overhead(uint32_t samples)
+{
+	uint64_t best = UINT64_MAX;
+	struct rtb_span s;
+
+	for (uint32_t i = 0; i < samples; i++) {
+		rtb_timing_inline_pair(&s);
 		uint64_t d = s.t1 - s.t0;
 		if (d < best)
 			best = d;

@@ -90,4 +90,16 @@ int rtb_timing_nothing(int value);
 /* One calibration sample: RTB_TIMED around rtb_timing_nothing(). */
 void rtb_timing_sample(struct rtb_span *span);
 
+/* One sample of the inline shape: two counter reads back to back, written
+ * where they are used (inlined into the caller's loop), the shape of the
+ * samples that still read the counter inline; its minimum is the inline
+ * overhead (rtb_timing.inline_overhead_ticks). */
+static inline void rtb_timing_inline_pair(struct rtb_span *span)
+{
+	uint64_t t0 = rtb_port_counter_read();
+	uint64_t t1 = rtb_port_counter_read();
+	span->t0 = t0;
+	span->t1 = t1;
+}
+
 #endif /* RTB_SAMPLE_H */
