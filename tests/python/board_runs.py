@@ -115,6 +115,36 @@ TIMED_CALLS = (
 )  # fmt: skip
 
 
+def assert_own_overheads(data: dict[str, Any]) -> None:
+    """Every sample subtracts what its own timestamp code costs: the timed-call
+    families (TIMED_CALLS) and cal.timestamp's `timestamp` the timed-call overhead
+    of their run's meta, every other metric in ticks the inline one; the run's
+    calibration holds both, cal.timestamp's two minima."""
+    cal = data["calibration"]
+    found = result_records(data)
+    assert cal["overhead_ticks"] == found[("cal.timestamp", "timestamp")]["stats"]["min"]
+    inline = found[("cal.timestamp", "timestamp_inline")]["stats"]["min"]
+    assert cal["overhead_inline_ticks"] == inline, cal
+    checked = 0
+    for scenario in data["scenarios"]:
+        meta = scenario.get("meta") or {}
+        for r in scenario["records"]:
+            if r.get("type") != "result" or r.get("unit") != "ticks":
+                continue
+            call = r["scenario"] in TIMED_CALLS or (r["scenario"], r["metric"]) == (
+                "cal.timestamp",
+                "timestamp",
+            )
+            want = (
+                ("call", meta["overhead_ticks"])
+                if call
+                else ("inline", meta["overhead_inline_ticks"])
+            )
+            assert (r["overhead_shape"], r["overhead_ticks"]) == want, (r["scenario"], r["metric"])
+            checked += 1
+    assert checked > 1
+
+
 def assert_tight(path: dict[str, Any]) -> None:
     """A traced sample's measurement share (the instructions neither the kernel's
     nor the port's) is the subtracted overhead within one instruction."""

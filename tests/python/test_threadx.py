@@ -19,6 +19,7 @@ import pytest
 
 from board_runs import (
     assert_all_tight,
+    assert_own_overheads,
     assert_same_figures,
     assert_split,
     figures,
@@ -91,6 +92,8 @@ def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Pa
          "mut.lock.uncontended", "mut.unlock.uncontended", "mq.send.no_waiter",
          "mq.receive.available", "evt.set.no_waiter", "evt.wait.available"},
     )  # fmt: skip
+    # and each sample subtracts the overhead of its own timestamp code
+    assert_own_overheads(read_results(out))
 
 
 def test_semaphore_release_is_fifo_unless_prioritized(run_cli: RunCli, tmp_path: Path) -> None:

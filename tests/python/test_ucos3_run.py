@@ -22,6 +22,7 @@ import pytest
 
 from board_runs import (
     assert_all_tight,
+    assert_own_overheads,
     assert_same_figures,
     assert_split,
     figures,
@@ -160,3 +161,4 @@ def test_the_measurement_inside_a_sample_is_the_subtracted_overhead(both: Path) 
     expected.add("mem.free")
     for board in ("qemu-freertos-mps2-an385", "qemu-ucos3-mps2-an385"):
         assert_all_tight(read_results(both / board), expected)
+        assert_own_overheads(read_results(both / board))
