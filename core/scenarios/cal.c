@@ -140,7 +140,8 @@ static const struct rtb_option_spec cal_timestamp_options[] = {
 const struct rtb_scenario rtb_scn_cal_timestamp = {
 	.name = "cal.timestamp",
 	.ids = {{"cal.timestamp", "CAL-P-TRC"}},
-	.summary = "Cost of taking a timestamp; its minimum is subtracted from every sample",
+	.summary = "Cost of taking a timestamp, as a timed call and inline; each minimum is "
+		   "subtracted from the samples of its shape",
 	.estimate_ms = {50, 50, 200},
 	.deadline_ms = {10000, 10000, 20000},
 	.options = cal_timestamp_options,
