@@ -2,11 +2,18 @@
 /*
  * CAL: calibration.
  *
- * cal.timestamp (CAL-P-TRC): the cost of taking one timestamp. Two counter
- * reads back to back, 30,000 times; a sample is the raw difference (no
+ * cal.timestamp (CAL-P-TRC): the cost of taking one timestamp, in the shape
+ * every sample is taken in (rtb/sample.h): the two counter reads of a timed
+ * call around a call of a function that returns at once
+ * (rtb_timing_sample()), 30,000 times; a sample is the raw difference (no
  * overhead is subtracted here: this is the overhead). Its minimum is what
- * the runner subtracts from every other timed sample of the run. Runs at
- * relative priority 0 on the measurement CPU; no other thread.
+ * the runner subtracts from every other timed sample of the run, and the
+ * overhead this run's own start-up calibration finds (the same samples).
+ * Metric timestamp_inline: two counter reads back to back written inline
+ * (rtb_timing_inline_pair()), 30,000 times; its minimum is the inline
+ * overhead, subtracted from the samples that still read the counter inline
+ * in the scenario's own code (a recorder's shape, rtb_recorder_timed_calls()).
+ * Runs at relative priority 0 on the measurement CPU; no other thread.
  *
  * cal.cpu (CAL-P-CPU): processing power and cache effect, so results can be
  * compared across platforms. One thread at relative priority 0.
@@ -37,19 +44,33 @@ static int run_timestamp(struct rtb_ctx *ctx)
 		.scenario = id,
 		.label = "CAL-P-TRC",
 		.metric = "timestamp",
-		.title = "Cost of one timestamp (two back-to-back counter reads)",
+		.title = "Cost of one timestamp (the two reads of a timed call of nothing)",
 		.unit = "ticks",
 	};
-	struct rtb_recorder r;
+	struct rtb_metric mi = {
+		.scenario = id,
+		.label = "CAL-P-TRC",
+		.metric = "timestamp_inline",
+		.title = "Cost of one inline timestamp (two back-to-back counter reads)",
+		.unit = "ticks",
+	};
+	struct rtb_recorder r, ri;
 
-	if (rtb_recorder_init(&r, &m, rtb_warmup_for(n), ctx->raw_max) != RTB_OK)
-		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorder");
+	if (rtb_recorder_init_pair(&r, &m, &ri, &mi, rtb_warmup_for(n), ctx->raw_max) != RTB_OK)
+		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	rtb_recorder_timed_calls(&r); /* its shape; nothing is subtracted here */
 	for (uint64_t i = 0; i < n + r.warmup_target; i++) {
-		uint64_t t0 = rtb_port_counter_read();
-		uint64_t t1 = rtb_port_counter_read();
-		rtb_recorder_add_span(&r, t1 - t0, t0, t1, RTB_SPAN_COUNTER);
+		struct rtb_span s;
+		rtb_timing_sample(&s);
+		rtb_recorder_add_span(&r, s.t1 - s.t0, s.t0, s.t1, RTB_SPAN_COUNTER);
+	}
+	for (uint64_t i = 0; i < n + ri.warmup_target; i++) {
+		struct rtb_span s;
+		rtb_timing_inline_pair(&s);
+		rtb_recorder_add_span(&ri, s.t1 - s.t0, s.t0, s.t1, RTB_SPAN_COUNTER);
 	}
 	rtb_emit_result(&r);
+	rtb_emit_result(&ri);
 
 	const struct rtb_port_info *info = rtb_port_info();
 	static const struct rtb_column cols[] = {{"property", ""}, {"value", ""}, {"unit", ""}};
@@ -107,6 +128,7 @@ static int run_timestamp(struct rtb_ctx *ctx)
 	rtb_json_arr_end(j);
 	rtb_table_end(j);
 	rtb_recorder_free(&r);
+	rtb_recorder_free(&ri);
 	return RTB_OK;
 }
 
@@ -118,7 +140,8 @@ static const struct rtb_option_spec cal_timestamp_options[] = {
 const struct rtb_scenario rtb_scn_cal_timestamp = {
 	.name = "cal.timestamp",
 	.ids = {{"cal.timestamp", "CAL-P-TRC"}},
-	.summary = "Cost of taking a timestamp; its minimum is subtracted from every sample",
+	.summary = "Cost of taking a timestamp, as a timed call and inline; each minimum is "
+		   "subtracted from the samples of its shape",
 	.estimate_ms = {50, 50, 200},
 	.deadline_ms = {10000, 10000, 20000},
 	.options = cal_timestamp_options,

@@ -247,7 +247,7 @@ static void gap_stats(const struct tick_run *r, struct gap_stats *g)
 static void duration_tables(const char *id, const struct tick_run *r)
 {
 	const struct rtb_clk_analysis *a = &r->a;
-	uint64_t oh = rtb_timing.overhead_ticks;
+	uint64_t oh = rtb_timing.inline_overhead_ticks; /* its loops read inline */
 	uint64_t normal = a->normal_ticks > oh ? a->normal_ticks - oh : 0;
 	char note[RTB_LINE_MAX];
 

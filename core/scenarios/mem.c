@@ -3,8 +3,9 @@
  * MEM: memory.
  *
  * mem.alloc / mem.free. One thread at relative priority 0 allocates a block
- * and frees it at once, over and over: t0, allocate, t1, free, t2; alloc =
- * t1 - t0, free = t2 - t1 (minus the timestamp overhead). 128 bytes in the
+ * and frees it at once, over and over: t0, allocate, t1, t2, free, t3;
+ * alloc = t1 - t0, free = t3 - t2 (minus the timestamp overhead; each pair
+ * the two reads of a timed call, rtb/sample.h). 128 bytes in the
  * quick profile, a sweep from 16 bytes to 64 KiB (one metric per size,
  * param `bytes`) otherwise; option mem.alloc.bytes=N times one size. An
  * allocation that fails is counted invalid. Allocating and freeing in
@@ -33,6 +34,10 @@
 #include "rtb/check_mem.h"
 #include "rtb/core.h"
 
+/* The timed calls (rtb/sample.h): nothing but the call between the reads. */
+RTB_TIMED(timed_alloc, void *, rtb_port_mem_alloc(bytes), size_t bytes)
+RTB_TIMED_VOID(timed_free, rtb_port_mem_free(p), void *p)
+
 /* ---- mem.alloc / mem.free ----------------------------------------------------- */
 
 static const uint32_t sweep_bytes[] = {16,   32,   64,	 128,	256,   512,  1024,
@@ -58,20 +63,21 @@ static int alloc_one_size(struct rtb_ctx *ctx, uint32_t bytes, uint64_t n)
 	rtb_metric_param(&mf, "bytes", bytes);
 	if (rtb_recorder_init_pair(&ra, &ma, &rf, &mf, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&ra);
+	rtb_recorder_timed_calls(&rf);
 	for (uint64_t i = 0; i < n + warm; i++) {
-		uint64_t t0 = rtb_port_counter_read();
-		void *p = rtb_port_mem_alloc(bytes);
-		uint64_t t1 = rtb_port_counter_read();
+		struct rtb_span a, f;
+		void *p = timed_alloc(bytes, &a);
 		if (p == NULL) {
 			rtb_recorder_add_invalid(&ra);
 			rtb_recorder_add_invalid(&rf);
 			failed++;
 			continue;
 		}
-		rtb_port_mem_free(p);
-		uint64_t t2 = rtb_port_counter_read();
-		rtb_recorder_add_interval(&ra, t0, t1);
-		rtb_recorder_add_interval(&rf, t1, t2);
+		timed_free(p, &f);
+		rtb_recorder_add_interval(&ra, a.t0, a.t1);
+		rtb_recorder_add_interval(&rf, f.t0, f.t1);
 		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, blocks))
 			break;
 	}

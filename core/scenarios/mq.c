@@ -4,8 +4,9 @@
  *
  * mq.send.no_waiter / mq.receive.available. One thread at relative priority
  * 0 and a queue of depth 8 that nobody waits on. Each iteration:
- *   t0; send one message to the empty queue; t1; receive it; t2
- * send = t1 - t0 - overhead, receive = t2 - t1 - overhead. No thread switch.
+ *   t0; send one message to the empty queue; t1;  t2; receive it; t3
+ * send = t1 - t0 - overhead, receive = t3 - t2 - overhead, each pair the two
+ * reads of a timed call (rtb/sample.h). No thread switch.
  * As a cross-check the same calls are also timed amortised (table
  * "amortised"): batches of 8 sends, then 8 receives, each batch timed once.
  *
@@ -37,6 +38,12 @@
 #include "rtb/core.h"
 
 #define MQ_DEPTH 8u
+
+/* The timed calls (rtb/sample.h): nothing but the call between the reads. */
+RTB_TIMED(timed_send, int, rtb_port_mq_send(q, msg, len), struct rtb_mq *q, const void *msg,
+	  size_t len)
+RTB_TIMED(timed_receive, int, rtb_port_mq_receive(q, msg, len), struct rtb_mq *q, void *msg,
+	  size_t len)
 #define RECEIVER_PRIO 1
 #define EXIT_WAIT_NS 1000000000u
 
@@ -202,18 +209,19 @@ static int no_waiter_one_size(struct rtb_ctx *ctx, struct rtb_mq *q, const uint8
 	metric_params(&mr, bytes);
 	if (rtb_recorder_init_pair(&rs, &ms, &rr, &mr, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rs);
+	rtb_recorder_timed_calls(&rr);
 	rtb_fmt(what, sizeof(what), "iterations (%" RTB_PRIu32 "-byte messages)", bytes);
 	for (uint64_t i = 0; i < n + warm; i++) {
-		uint64_t t0 = rtb_port_counter_read();
-		rc = rtb_port_mq_send(q, tx, bytes);
-		uint64_t t1 = rtb_port_counter_read();
+		struct rtb_span s, r;
+		rc = timed_send(q, tx, bytes, &s);
 		if (rc == RTB_OK)
-			rc = rtb_port_mq_receive(q, rx, bytes);
-		uint64_t t2 = rtb_port_counter_read();
+			rc = timed_receive(q, rx, bytes, &r);
 		if (rc != RTB_OK)
 			break;
-		rtb_recorder_add_interval(&rs, t0, t1);
-		rtb_recorder_add_interval(&rr, t1, t2);
+		rtb_recorder_add_interval(&rs, s.t0, s.t1);
+		rtb_recorder_add_interval(&rr, r.t0, r.t1);
 		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, what))
 			break;
 	}

@@ -168,10 +168,10 @@ static void summarise(const struct spin *s, uint64_t run_start, uint64_t run_end
 		      uint64_t threshold, struct noise_summary *n)
 {
 	const struct rtb_recorder *loop = s->loop;
-	uint64_t cost = loop->min + rtb_timing.overhead_ticks; /* raw smallest gap */
+	uint64_t cost = loop->min + rtb_recorder_overhead(loop); /* raw smallest gap */
 	uint64_t measured = run_end - run_start - s->pause_ticks;
 	uint64_t stolen = s->noise_sum - s->noise_count * cost;
-	uint64_t longest = loop->max + rtb_timing.overhead_ticks;
+	uint64_t longest = loop->max + rtb_recorder_overhead(loop);
 	uint64_t longest_end = loop->origin_ticks + loop->max_at_ticks;
 
 	rtb_memset(n, 0, sizeof(*n));
@@ -263,7 +263,7 @@ static void noise_thread(void *arg)
 	s->threshold = UINT64_MAX;
 	spin(s, t, t + rtb_ns_to_ticks(warm_ms * 1000000u));
 	c->loop.warmup_target = (uint32_t)RTB_MIN(c->loop.warmup_count, (uint64_t)UINT32_MAX - 1);
-	c->warm_cost = c->loop.warmup_min + rtb_timing.overhead_ticks;
+	c->warm_cost = c->loop.warmup_min + rtb_recorder_overhead(&c->loop);
 	c->threshold = rtb_ns_to_ticks(c->threshold_ns);
 	if (c->threshold < 2 * c->warm_cost)
 		c->threshold = 2 * c->warm_cost;

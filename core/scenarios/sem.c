@@ -11,8 +11,9 @@
  *
  * sem.wait.available / sem.signal.no_waiter (SEM-P-ARN). One thread at
  * relative priority 0, a semaphore with count 1. Each iteration:
- *   t0; wait (count 1 -> 0, never blocks); t1; signal (no waiter); t2
- * wait = t1 - t0 - overhead, signal = t2 - t1 - overhead. As a cross-check
+ *   t0; wait (count 1 -> 0, never blocks); t1;  t2; signal (no waiter); t3
+ * wait = t1 - t0 - overhead, signal = t3 - t2 - overhead, each pair the two
+ * reads of a timed call (rtb/sample.h). As a cross-check
  * the same operations are also timed amortised: one million signals on a
  * semaphore (no waiter), then one million waits (count available), each
  * block timed once (table "amortised").
@@ -26,13 +27,13 @@
  * threads are created once and reused across rounds (a resume stands in for
  * the creation the classic test does). Each round:
  *   acquisition: for each waiter in turn (lowest priority first), the
- *     controller resumes it; the waiter preempts, takes t0 and calls wait on
- *     the zero-count semaphore, blocks; the controller runs again and takes
- *     t1. Sample = t1 - t0 - overhead (includes the switch back).
- *   release: W times, the controller takes t0 and signals; the highest
- *     priority waiter runs and takes t1 as its first action after the wait
- *     returns. Sample = t1 - t0 - overhead (includes the switch), also
- *     accumulated per number of waiters still blocked before the signal
+ *     controller resumes it (a timed call); the waiter preempts and makes a
+ *     timed wait on the zero-count semaphore (t0), blocks; the controller's
+ *     resume returns and its timed call reads t1. Sample = t1 - t0 -
+ *     overhead (includes the switch back).
+ *   release: W times, the controller makes a timed signal (t0); the highest
+ *     priority waiter runs and its timed wait returns and reads t1. Sample = t1 - t0 - overhead
+ * (includes the switch), also accumulated per number of waiters still blocked before the signal
  *     (table "release_vs_waiters"). The waiter then suspends itself.
  * The first round(s) are the warm-up (at least 1 % of the samples). A
  * sample whose expected switch did not happen (no real-time policy) is
@@ -41,6 +42,14 @@
  * sem.behavior.release_order's).
  */
 #include "rtb/check_sem.h"
+
+/* The timed calls (rtb/sample.h): nothing but the call between the reads. */
+RTB_TIMED(timed_create, int, rtb_port_sem_create(out, initial), struct rtb_sem **out,
+	  uint32_t initial)
+RTB_TIMED(timed_delete, int, rtb_port_sem_delete(s), struct rtb_sem *s)
+RTB_TIMED(timed_wait, int, rtb_port_sem_wait(s), struct rtb_sem *s)
+RTB_TIMED(timed_signal, int, rtb_port_sem_signal(s), struct rtb_sem *s)
+RTB_TIMED(timed_resume, int, rtb_port_thread_resume(t), struct rtb_thread *t)
 
 /* ---- SEM-P-NEW ----------------------------------------------------------- */
 
@@ -75,39 +84,36 @@ static int run_create(struct rtb_ctx *ctx)
 	}
 	if (rc != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rc_);
+	rtb_recorder_timed_calls(&ru);
+	rtb_recorder_timed_calls(&rn);
 
 	uint64_t i;
 	for (i = 0; i < n + warm && rc == RTB_OK; i++) {
 		struct rtb_sem *used, *unused;
-		uint64_t t0 = rtb_port_counter_read();
-		rc = rtb_port_sem_create(&used, 1);
-		uint64_t t1 = rtb_port_counter_read();
+		struct rtb_span a, b;
+		rc = timed_create(&used, 1, &a);
 		if (rc != RTB_OK)
 			break;
-		rtb_recorder_add_interval(&rc_, t0, t1);
-		t0 = rtb_port_counter_read();
-		rc = rtb_port_sem_create(&unused, 1);
-		t1 = rtb_port_counter_read();
+		rtb_recorder_add_interval(&rc_, a.t0, a.t1);
+		rc = timed_create(&unused, 1, &a);
 		if (rc != RTB_OK) {
 			rtb_port_sem_delete(used);
 			break;
 		}
-		rtb_recorder_add_interval(&rc_, t0, t1);
+		rtb_recorder_add_interval(&rc_, a.t0, a.t1);
 
 		rc = rtb_port_sem_wait(used);
 		if (rc == RTB_OK)
 			rc = rtb_port_sem_signal(used);
-		t0 = rtb_port_counter_read();
-		int rc1 = rtb_port_sem_delete(used);
-		t1 = rtb_port_counter_read();
-		uint64_t t2 = rtb_port_counter_read();
-		int rc2 = rtb_port_sem_delete(unused);
-		uint64_t t3 = rtb_port_counter_read();
+		int rc1 = timed_delete(used, &a);
+		int rc2 = timed_delete(unused, &b);
 		rc = rc != RTB_OK ? rc : rc1 != RTB_OK ? rc1 : rc2;
 		if (rc != RTB_OK)
 			break;
-		rtb_recorder_add_interval(&ru, t0, t1);
-		rtb_recorder_add_interval(&rn, t2, t3);
+		rtb_recorder_add_interval(&ru, a.t0, a.t1);
+		rtb_recorder_add_interval(&rn, b.t0, b.t1);
 		if ((i & 255) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
 	}
@@ -192,6 +198,9 @@ static int run_wait_available(struct rtb_ctx *ctx)
 
 	if (rtb_recorder_init_pair(&rw, &mw, &rs, &ms, warm, ctx->raw_max) != RTB_OK)
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory for the recorders");
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&rw);
+	rtb_recorder_timed_calls(&rs);
 	rc = rtb_port_sem_create(&s, 1);
 	if (rc != RTB_OK) {
 		rtb_recorder_free(&rw);
@@ -200,16 +209,14 @@ static int run_wait_available(struct rtb_ctx *ctx)
 				    rtb_port_strerror(rc));
 	}
 	for (uint64_t i = 0; i < n + warm && rc == RTB_OK; i++) {
-		uint64_t t0 = rtb_port_counter_read();
-		rc = rtb_port_sem_wait(s);
-		uint64_t t1 = rtb_port_counter_read();
+		struct rtb_span w, g;
+		rc = timed_wait(s, &w);
 		if (rc == RTB_OK)
-			rc = rtb_port_sem_signal(s);
-		uint64_t t2 = rtb_port_counter_read();
+			rc = timed_signal(s, &g);
 		if (rc != RTB_OK)
 			break;
-		rtb_recorder_add_interval(&rw, t0, t1);
-		rtb_recorder_add_interval(&rs, t1, t2);
+		rtb_recorder_add_interval(&rw, w.t0, w.t1);
+		rtb_recorder_add_interval(&rs, g.t0, g.t1);
 		if ((i & 1023) == 0 && rtb_ctx_expired_after(ctx, i + 1, n + warm, "iterations"))
 			break;
 	}
@@ -257,8 +264,7 @@ struct block_waiter {
 
 struct block_shared {
 	struct rtb_sem *sem;
-	volatile uint64_t t_wait;      /* waiter: just before wait */
-	volatile uint64_t t_woken;     /* waiter: just after wait returned */
+	volatile uint64_t t_woken;     /* waiter: the end of its timed wait */
 	volatile uint32_t woken_index; /* which waiter woke */
 	volatile uint32_t waits;       /* wait calls made */
 	volatile uint32_t wakes;       /* wait calls returned */
@@ -266,6 +272,16 @@ struct block_shared {
 	struct block_waiter waiters[BLOCK_WAITERS_MAX];
 	int prio[BLOCK_WAITERS_MAX];	      /* by blocking order (= waiter index) */
 	uint32_t expected[BLOCK_WAITERS_MAX]; /* release order the check expects */
+	struct block_acquire *acquire;	      /* by waiter, allocated for the waiters */
+};
+
+/* One acquisition: the start of the waiter's timed wait (stored once it
+ * returned; none yet: UINT64_MAX), the controller's reading when it ran
+ * again, and whether the waiter ran at once and stayed blocked. */
+struct block_acquire {
+	volatile uint64_t t_wait;
+	uint64_t t_back;
+	bool blocked;
 };
 
 static void block_waiter_main(void *arg)
@@ -278,10 +294,10 @@ static void block_waiter_main(void *arg)
 		if (sh->stop)
 			return;
 		sh->waits++;
-		sh->t_wait = rtb_port_counter_read();
-		rtb_port_sem_wait(sh->sem);
-		uint64_t t = rtb_port_counter_read();
-		sh->t_woken = t;
+		struct rtb_span span;
+		timed_wait(sh->sem, &span);
+		sh->t_woken = span.t1;
+		sh->acquire[w->index].t_wait = span.t0;
 		sh->woken_index = w->index;
 		sh->wakes++;
 	}
@@ -334,23 +350,28 @@ static uint32_t block_round(struct rtb_ctx *ctx, struct block_shared *sh, uint32
 {
 	uint32_t misordered = 0;
 
-	/* acquisition, lowest priority first */
+	/* acquisition, lowest priority first: the waiter's timed wait starts
+	 * the sample, the controller's timed resume (returning once the waiter
+	 * blocked) ends it; the waiter stores its start only when it returns,
+	 * in the release below, so the samples are added after it */
 	for (uint32_t k = 0; k < nw; k++) {
 		uint32_t before = sh->waits, wakes = sh->wakes;
-		rtb_port_thread_resume(sh->waiters[k].thread);
-		uint64_t t1 = rtb_port_counter_read();
+		struct rtb_span span;
+		sh->acquire[k].t_wait = UINT64_MAX;
+		timed_resume(sh->waiters[k].thread, &span);
+		sh->acquire[k].t_back = span.t1;
 		/* valid if the waiter ran at once and is still blocked */
-		if (rtb_ctx_settle(ctx, &sh->waits, before + 1) && sh->wakes == wakes)
-			rtb_recorder_add_interval(ra, sh->t_wait, t1);
-		else
-			rtb_recorder_add_invalid(ra);
+		sh->acquire[k].blocked =
+			rtb_ctx_settle(ctx, &sh->waits, before + 1) && sh->wakes == wakes;
 	}
-	/* release: one signal per blocked waiter */
+	/* release: one signal per blocked waiter, from the controller's timed
+	 * signal to the end of the woken waiter's timed wait */
 	for (uint32_t i = 0; i < nw; i++) {
 		uint32_t before = sh->wakes;
 		bool counted = rr->warmup_count >= rr->warmup_target;
-		uint64_t t0 = rtb_port_counter_read();
-		rtb_port_sem_signal(sh->sem);
+		struct rtb_span span;
+		timed_signal(sh->sem, &span);
+		uint64_t t0 = span.t0;
 		if (rtb_ctx_settle(ctx, &sh->wakes, before + 1)) {
 			rtb_recorder_add_interval(rr, t0, sh->t_woken);
 			if (counted)
@@ -360,6 +381,13 @@ static uint32_t block_round(struct rtb_ctx *ctx, struct block_shared *sh, uint32
 		} else {
 			rtb_recorder_add_invalid(rr);
 		}
+	}
+	for (uint32_t k = 0; k < nw; k++) {
+		struct block_acquire *a = &sh->acquire[k];
+		if (a->blocked && a->t_wait != UINT64_MAX)
+			rtb_recorder_add_interval(ra, a->t_wait, a->t_back);
+		else
+			rtb_recorder_add_invalid(ra);
 	}
 	return misordered;
 }
@@ -414,12 +442,15 @@ static int run_wait_block(struct rtb_ctx *ctx)
 	uint32_t warm = (uint32_t)(warm_rounds * nw);
 	sh = rtb_port_mem_alloc(sizeof(*sh));
 	pb = rtb_port_mem_alloc(sizeof(*pb) * (nw + 1));
-	if (sh == NULL || pb == NULL) {
+	struct block_acquire *acquire = rtb_port_mem_alloc(sizeof(*acquire) * nw);
+	if (sh == NULL || pb == NULL || acquire == NULL) {
 		rtb_port_mem_free(sh);
 		rtb_port_mem_free(pb);
+		rtb_port_mem_free(acquire);
 		return rtb_ctx_fail(ctx, RTB_E_NOMEM, "no memory");
 	}
 	rtb_memset(sh, 0, sizeof(*sh));
+	sh->acquire = acquire;
 	for (uint64_t b = 0; b <= nw; b++) {
 		pb[b].count = pb[b].max = pb[b].sum = 0;
 		pb[b].min = UINT64_MAX;
@@ -428,8 +459,12 @@ static int run_wait_block(struct rtb_ctx *ctx)
 	if (rc != RTB_OK) {
 		rtb_port_mem_free(sh);
 		rtb_port_mem_free(pb);
+		rtb_port_mem_free(acquire);
 		return rtb_ctx_fail(ctx, rc, "no memory for the recorders");
 	}
+	/* timed calls (rtb/sample.h): they subtract the timed-call overhead */
+	rtb_recorder_timed_calls(&ra);
+	rtb_recorder_timed_calls(&rr);
 	rc = rtb_port_sem_create(&sh->sem, 0);
 	if (rc != RTB_OK) {
 		rtb_ctx_fail(ctx, rc, "cannot create a semaphore: %s", rtb_port_strerror(rc));
@@ -487,6 +522,7 @@ out:
 	rtb_recorder_free(&rr);
 	rtb_port_mem_free(sh);
 	rtb_port_mem_free(pb);
+	rtb_port_mem_free(acquire);
 	return rc;
 }
 

@@ -80,6 +80,10 @@ bool rtb_args_parse(struct rtb_args *a, int argc, char **argv)
 			if (!parse_u64_arg(a, flag, value, &a->overhead_ticks))
 				return false;
 			a->overhead_given = true;
+		} else if (rtb_strcmp(flag, "--overhead-inline-ticks") == 0) {
+			if (!parse_u64_arg(a, flag, value, &a->inline_overhead_ticks))
+				return false;
+			a->inline_overhead_given = true;
 		} else if (rtb_strcmp(flag, "--deadline-ms") == 0) {
 			if (!parse_u64_arg(a, flag, value, &rtb_deadline_override_ms))
 				return false;

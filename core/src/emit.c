@@ -209,8 +209,10 @@ void rtb_emit_result(const struct rtb_recorder *r)
 	struct rtb_json *j = rtb_record_begin("result", m->scenario);
 
 	emit_metric_head(j, m);
-	if (rtb_strcmp(m->unit, "ticks") == 0)
-		rtb_json_ku64(j, "overhead_ticks", rtb_timing.overhead_ticks);
+	if (rtb_strcmp(m->unit, "ticks") == 0) {
+		rtb_json_ku64(j, "overhead_ticks", rtb_recorder_overhead(r));
+		rtb_json_kstr(j, "overhead_shape", r->timed_calls ? "call" : "inline");
+	}
 	emit_stats(j, r);
 	emit_histogram(j, r);
 	rtb_json_key(j, "raw");

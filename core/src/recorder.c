@@ -270,9 +270,19 @@ void rtb_recorder_add(struct rtb_recorder *r, uint64_t value)
 	add_sample(r, value, 0, 0, RTB_SPAN_NONE);
 }
 
+void rtb_recorder_timed_calls(struct rtb_recorder *r)
+{
+	r->timed_calls = true;
+}
+
+uint64_t rtb_recorder_overhead(const struct rtb_recorder *r)
+{
+	return r->timed_calls ? rtb_timing.overhead_ticks : rtb_timing.inline_overhead_ticks;
+}
+
 static uint64_t less_overhead(struct rtb_recorder *r, uint64_t d)
 {
-	uint64_t overhead = rtb_timing.overhead_ticks;
+	uint64_t overhead = rtb_recorder_overhead(r);
 
 	if (d >= overhead)
 		return d - overhead;

@@ -218,6 +218,9 @@ void rtb_emit_meta(const struct rtb_args *a, const struct rtb_counter_step *step
 	rtb_json_obj_end(j);
 	rtb_json_ku64(j, "overhead_ticks", rtb_timing.overhead_ticks);
 	rtb_json_kstr(j, "overhead_source", rtb_timing.overhead_given ? "given" : "calibrated");
+	rtb_json_ku64(j, "overhead_inline_ticks", rtb_timing.inline_overhead_ticks);
+	rtb_json_kstr(j, "overhead_inline_source",
+		      rtb_timing.inline_overhead_given ? "given" : "calibrated");
 	rtb_json_kstr(j, "profile", rtb_profile_name(a->profile));
 	rtb_json_ki64(j, "cpu", info->cpu);
 	rtb_json_ki64(j, "cpu_count", info->cpu_count);

@@ -147,6 +147,13 @@ int rtb_main(int argc, char **argv)
 		rtb_timing.overhead_ticks = rtb_timing_measure_overhead(30000);
 		rtb_timing.overhead_given = false;
 	}
+	if (a.inline_overhead_given) {
+		rtb_timing.inline_overhead_ticks = a.inline_overhead_ticks;
+		rtb_timing.inline_overhead_given = true;
+	} else {
+		rtb_timing.inline_overhead_ticks = rtb_timing_measure_inline_overhead(30000);
+		rtb_timing.inline_overhead_given = false;
+	}
 	static struct rtb_counter_step step;
 	rtb_counter_step_measure(20000, &step);
 	rtb_timing.step_ticks = step.step_ticks;

@@ -23,6 +23,8 @@ struct rtb_args {
 	struct rtb_port_config port;
 	uint64_t overhead_ticks;
 	bool overhead_given;
+	uint64_t inline_overhead_ticks;
+	bool inline_overhead_given;
 	uint32_t raw_max;
 	char error[RTB_LINE_MAX];
 };

@@ -2,22 +2,51 @@
 /*
  * Counter overhead and tick conversion.
  *
- * The overhead is the minimum of many back-to-back counter read pairs: the
- * smallest interval the counter can report between two timestamps. Every
- * timed sample subtracts it (see rtb_recorder_add_interval()).
+ * The overhead is the minimum of many calibration samples: a timed call
+ * (RTB_TIMED, rtb/sample.h), the same code every scenario's samples are
+ * taken with, around a call of a function that returns at once. Every timed
+ * sample subtracts it (see rtb_recorder_add_interval()). cal.timestamp
+ * records the same samples, so its minimum and this are one figure.
+ *
+ * Samples whose two reads are written inline in a scenario's code (not yet
+ * timed calls) subtract the second overhead: the minimum of back-to-back
+ * inline read pairs, what their own timestamp code costs (cal.timestamp's
+ * metric timestamp_inline records the same pairs). A recorder's shape says
+ * which one its samples subtract (rtb_recorder_timed_calls()).
  */
 #include "rtb/core.h"
 
 struct rtb_timing rtb_timing;
 
+RTB_TIMED(timed_nothing, int, rtb_timing_nothing(value), int value)
+
+void rtb_timing_sample(struct rtb_span *span)
+{
+	(void)timed_nothing(0, span);
+}
+
 uint64_t rtb_timing_measure_overhead(uint32_t samples)
 {
 	uint64_t best = UINT64_MAX;
+	struct rtb_span s;
 
 	for (uint32_t i = 0; i < samples; i++) {
-		uint64_t t0 = rtb_port_counter_read();
-		uint64_t t1 = rtb_port_counter_read();
-		uint64_t d = t1 - t0;
+		rtb_timing_sample(&s);
+		uint64_t d = s.t1 - s.t0;
+		if (d < best)
+			best = d;
+	}
+	return best == UINT64_MAX ? 0 : best;
+}
+
+uint64_t rtb_timing_measure_inline_overhead(uint32_t samples)
+{
+	uint64_t best = UINT64_MAX;
+	struct rtb_span s;
+
+	for (uint32_t i = 0; i < samples; i++) {
+		rtb_timing_inline_pair(&s);
+		uint64_t d = s.t1 - s.t0;
 		if (d < best)
 			best = d;
 	}

@@ -812,7 +812,7 @@ static void test_results(void)
 	struct rtb_recorder r;
 	struct rtb_metric m = result_metric;
 
-	rtb_timing.overhead_ticks = 44;
+	rtb_timing.inline_overhead_ticks = 44;
 
 	/* empty */
 	CHECK(rtb_recorder_init(&r, &m, 5, 100) == RTB_OK);
@@ -890,10 +890,11 @@ static void test_results(void)
 		CHECK(is_str(jv_get(l[0], "label"), "TST-P-EMT"));
 		CHECK(is_str(jv_get(l[0], "title"), "A result \"with\" quotes"));
 		CHECK(is_u64(jv_get(l[0], "overhead_ticks"), 44));
+		CHECK(is_str(jv_get(l[0], "overhead_shape"), "inline"));
 	}
 	free_lines(l, n < 4 ? n : 4);
 	rtb_recorder_free(&r);
-	rtb_timing.overhead_ticks = 0;
+	rtb_timing.inline_overhead_ticks = 0;
 }
 
 /* A counter that moves in steps of 20 ticks: the histogram of a tick-valued

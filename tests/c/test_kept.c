@@ -59,7 +59,7 @@ static void check_top(uint32_t n, uint64_t range, uint32_t warmup)
 		CHECK(false);
 		return;
 	}
-	rtb_timing.overhead_ticks = 0;
+	rtb_timing.inline_overhead_ticks = 0;
 	for (uint32_t i = 0; i < warmup; i++) {
 		/* warm-up samples are larger than any counted one: never kept */
 		rtb_recorder_add_interval(&r, t, t + range + 100 + i);
@@ -134,7 +134,7 @@ static void test_clocks(void)
 	struct rtb_kept_sample got[3];
 
 	CHECK(rtb_recorder_init(&r, &metric, 0, 0) == RTB_OK);
-	rtb_timing.overhead_ticks = 5;
+	rtb_timing.inline_overhead_ticks = 5;
 	rtb_recorder_add_interval(&r, 100, 400); /* 295, counter */
 	rtb_recorder_add_ticks(&r, 205);	 /* 200, no readings */
 	rtb_recorder_add_span(&r, 250, 7000, 7300, RTB_SPAN_TIME_NS);
@@ -151,7 +151,7 @@ static void test_clocks(void)
 	CHECK_EQ_U64(got[1].stop, 7300);
 	CHECK_EQ_U64(got[2].value, 200);
 	CHECK_EQ_U64(got[2].clock, RTB_SPAN_NONE);
-	rtb_timing.overhead_ticks = 0;
+	rtb_timing.inline_overhead_ticks = 0;
 	rtb_recorder_free(&r);
 }
 
@@ -196,7 +196,7 @@ static void test_result_record(void)
 
 	fake_reset();
 	CHECK(rtb_recorder_init(&r, &metric, 0, 0) == RTB_OK);
-	rtb_timing.overhead_ticks = 0;
+	rtb_timing.inline_overhead_ticks = 0;
 	rtb_recorder_add_interval(&r, 500, 1700);
 	rtb_recorder_add_interval(&r, 2000, 2100);
 	rtb_emit_result(&r);

@@ -337,11 +337,48 @@ static void test_warmup(void)
 	CHECK_EQ_U64(rtb_warmup_for((uint64_t)1 << 40), UINT32_MAX);
 }
 
+/* Each recorder subtracts the overhead of its own samples' timestamp code:
+ * inline reads by default, timed calls once it is told so. */
+static void test_overhead_shapes(void)
+{
+	struct rtb_recorder in, call;
+
+	rtb_timing.inline_overhead_ticks = 10;
+	rtb_timing.overhead_ticks = 12;
+	init(&in, 0, 4);
+	init(&call, 0, 4);
+	rtb_recorder_timed_calls(&call);
+	CHECK_EQ_U64(rtb_recorder_overhead(&in), 10);
+	CHECK_EQ_U64(rtb_recorder_overhead(&call), 12);
+	rtb_recorder_add_interval(&in, 100, 150);
+	rtb_recorder_add_interval(&call, 100, 150);
+	rtb_recorder_add_ticks(&in, 50);
+	rtb_recorder_add_ticks(&call, 50);
+	CHECK_EQ_U64(in.raw[0], 40);
+	CHECK_EQ_U64(call.raw[0], 38);
+	CHECK_EQ_U64(in.raw[1], 40);
+	CHECK_EQ_U64(call.raw[1], 38);
+	/* 11 ticks: above the inline overhead, below the timed-call one */
+	rtb_recorder_add_interval(&in, 0, 11);
+	rtb_recorder_add_interval(&call, 0, 11);
+	CHECK_EQ_U64(in.raw[2], 1);
+	CHECK_EQ_U64(in.clamped, 0);
+	CHECK_EQ_U64(call.raw[2], 0);
+	CHECK_EQ_U64(call.clamped, 1);
+	/* a reset keeps the shape */
+	rtb_recorder_reset(&call);
+	CHECK_EQ_U64(rtb_recorder_overhead(&call), 12);
+	rtb_recorder_free(&in);
+	rtb_recorder_free(&call);
+	rtb_timing.inline_overhead_ticks = 0;
+	rtb_timing.overhead_ticks = 0;
+}
+
 static void test_clamping(void)
 {
 	struct rtb_recorder r;
 
-	rtb_timing.overhead_ticks = 10;
+	rtb_timing.inline_overhead_ticks = 10;
 	init(&r, 2, 16);
 	rtb_recorder_add_interval(&r, 100, 105); /* warm-up: 0, not counted as clamped */
 	rtb_recorder_add_interval(&r, 100, 200); /* warm-up: 90 */
@@ -371,7 +408,7 @@ static void test_clamping(void)
 	rtb_recorder_free(&r);
 
 	/* overhead 0: nothing is ever clamped */
-	rtb_timing.overhead_ticks = 0;
+	rtb_timing.inline_overhead_ticks = 0;
 	init(&r, 0, 0);
 	rtb_recorder_add_interval(&r, 7, 7);
 	CHECK_EQ_U64(r.clamped, 0);
@@ -500,7 +537,7 @@ static void test_reset(void)
 	for (uint64_t i = 0; i < 20; i++)
 		rtb_recorder_add(&r, 1000 + i);
 	rtb_recorder_add_invalid(&r);
-	rtb_timing.overhead_ticks = 5;
+	rtb_timing.inline_overhead_ticks = 5;
 	rtb_recorder_add_interval(&r, 0, 1);
 	fake_counter = 777;
 	rtb_recorder_reset(&r);
@@ -532,7 +569,7 @@ static void test_reset(void)
 	CHECK_EQ_U64(rtb_recorder_percentile(&r, 0.5), 3);
 	CHECK(strcmp(r.m.metric, "value") == 0);
 	rtb_recorder_free(&r);
-	rtb_timing.overhead_ticks = 0;
+	rtb_timing.inline_overhead_ticks = 0;
 }
 
 static void test_metric_params(void)
@@ -588,6 +625,7 @@ int main(void)
 	test_exact_sums();
 	test_warmup();
 	test_clamping();
+	test_overhead_shapes();
 	test_invalid();
 	test_raw_series();
 	test_max_position();

@@ -654,6 +654,8 @@ static void test_run_command(void)
 					  "123",
 					  "--overhead-ticks",
 					  "9",
+					  "--overhead-inline-ticks",
+					  "8",
 					  "--no-realtime",
 					  "--no-mlock",
 					  NULL};
@@ -669,6 +671,8 @@ static void test_run_command(void)
 	CHECK(str_is(0, "profile", "standard"));
 	CHECK(str_is(0, "overhead_source", "given"));
 	CHECK(u64_is(0, "overhead_ticks", 9));
+	CHECK(str_is(0, "overhead_inline_source", "given"));
+	CHECK(u64_is(0, "overhead_inline_ticks", 8));
 	CHECK(u64_is(0, "raw_max", 123));
 	CHECK(u64_is(0, "counter.hz", 1000000000u));
 	CHECK(str_is(0, "options.iterations", "7"));
@@ -694,6 +698,7 @@ static void test_run_command(void)
 	CHECK_EQ_U64(seen_rounds, 2);
 	CHECK(seen_option != NULL && strcmp(seen_option, "c=d") == 0);
 	CHECK_EQ_U64(rtb_timing.overhead_ticks, 9);
+	CHECK_EQ_U64(rtb_timing.inline_overhead_ticks, 8);
 
 	/* calibrated overhead: the scripted counter advances 3 per read */
 	static const char *const calibrated[] = {"rtbench-core", "run", "--scenario", "test.ok",
@@ -702,6 +707,8 @@ static void test_run_command(void)
 	CHECK(rc == 0);
 	CHECK(str_is(0, "overhead_source", "calibrated"));
 	CHECK(u64_is(0, "overhead_ticks", 3));
+	CHECK(str_is(0, "overhead_inline_source", "calibrated"));
+	CHECK(u64_is(0, "overhead_inline_ticks", 3));
 	CHECK(str_is(0, "profile", "quick"));
 	CHECK(u64_is(0, "raw_max", RTB_RAW_DEFAULT));
 	CHECK(seen_iterations == 10);

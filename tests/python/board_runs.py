@@ -110,3 +110,76 @@ def assert_split(path: dict[str, Any], kernel: set[str], wrappers: set[str]) -> 
     assert over["instructions_per_tick"] == 1.25
     assert over["overhead_instructions"] == over["overhead_ticks"] * 1.25
     assert over["line"].startswith(f"measurement: {shares['measurement']} instructions, ")
+    assert_tight(path)
+
+
+# The scenarios whose samples are timed calls (core/include/rtb/sample.h): between
+# the two reads only the call, so the measurement code inside a sample is what
+# the calibration subtracts.
+TIMED_CALLS = (
+    "sem.create", "sem.delete.used", "sem.delete.unused", "sem.wait.available",
+    "sem.signal.no_waiter", "sem.wait.block", "sem.signal.unblock", "mut.lock.uncontended",
+    "mut.unlock.uncontended", "mq.send.no_waiter", "mq.receive.available",
+    "evt.set.no_waiter", "evt.wait.available", "mem.alloc", "mem.free",
+)  # fmt: skip
+
+
+def assert_own_overheads(data: dict[str, Any]) -> None:
+    """Every sample subtracts what its own timestamp code costs: the timed-call
+    families (TIMED_CALLS) and cal.timestamp's `timestamp` the timed-call overhead
+    of their run's meta, every other metric in ticks the inline one; the run's
+    calibration holds both, cal.timestamp's two minima."""
+    cal = data["calibration"]
+    found = result_records(data)
+    assert cal["overhead_ticks"] == found[("cal.timestamp", "timestamp")]["stats"]["min"]
+    inline = found[("cal.timestamp", "timestamp_inline")]["stats"]["min"]
+    assert cal["overhead_inline_ticks"] == inline, cal
+    checked = 0
+    for scenario in data["scenarios"]:
+        meta = scenario.get("meta") or {}
+        for r in scenario["records"]:
+            if r.get("type") != "result" or r.get("unit") != "ticks":
+                continue
+            call = r["scenario"] in TIMED_CALLS or (r["scenario"], r["metric"]) == (
+                "cal.timestamp",
+                "timestamp",
+            )
+            want = (
+                ("call", meta["overhead_ticks"])
+                if call
+                else ("inline", meta["overhead_inline_ticks"])
+            )
+            assert (r["overhead_shape"], r["overhead_ticks"]) == want, (r["scenario"], r["metric"])
+            checked += 1
+    assert checked > 1
+
+
+def assert_tight(path: dict[str, Any]) -> None:
+    """A traced sample's measurement share (the instructions neither the kernel's
+    nor the port's) is the subtracted overhead within one instruction."""
+    over = path["overhead"]
+    assert over["subtracted"] and over["overhead_instructions"] is not None, over
+    assert abs(float(over["difference"])) <= 1, over["line"]
+
+
+# What the calling convention adds between the reads of a timed call, beyond the
+# calibration's: evt_wait's fifth argument goes on the stack (a load from the
+# timed call's own arguments and a store to the callee's).
+ABI_EXTRA = {"evt.wait.available": 2}
+
+
+def assert_all_tight(data: dict[str, Any], expected: set[str]) -> None:
+    """Every traced metric of the `expected` scenarios (all of them timed calls)
+    is tight (assert_tight, less what the ABI adds: ABI_EXTRA); fails naming the
+    loose ones."""
+    seen: dict[str, str] = {}
+    loose: dict[str, str] = {}
+    for (scenario, _), record in result_records(data).items():
+        path = record.get("path") or {}
+        if scenario not in TIMED_CALLS or not path.get("overhead"):
+            continue
+        seen[scenario] = path["overhead"]["line"]
+        if abs(float(path["overhead"]["difference"]) - ABI_EXTRA.get(scenario, 0)) > 1:
+            loose[scenario] = path["overhead"]["line"]
+    assert set(seen) >= expected, seen
+    assert not loose, loose

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from board_runs import assert_own_overheads
 from conftest import QuickRun, RunCli
 from rtbench.model import records
 from rtbench.model import summary as stats
@@ -31,7 +32,10 @@ def test_quick_run(quick_run: QuickRun, run_cli: RunCli) -> None:
     metrics = 0
     for scenario in ran[1:]:
         assert scenario["meta"]["overhead_source"] == "given"
+        assert scenario["meta"]["overhead_inline_source"] == "given"
         assert scenario["meta"]["counter"]["hz"] == hz
+    # timed calls and inline reads each subtract their own calibrated overhead
+    assert_own_overheads(data)
     for scenario in ran:
         for r in scenario["records"]:
             if r["type"] != "result":

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from board_runs import (
+    assert_all_tight,
+    assert_own_overheads,
     assert_same_figures,
     assert_split,
     figures,
@@ -58,9 +60,12 @@ def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Pa
     out = tmp_path / "t"
     done = run_ok(
         run_cli, out, "run", "--target", SPEC, "--deterministic", "--trace", "--only",
-        "sem.wait.block", timeout=900,
+        "sem.wait.block", "sem.wait.available", "mut.lock.uncontended", "mq.send.no_waiter",
+        "evt.set.no_waiter", "--set", "iterations=300", timeout=900,
     )  # fmt: skip
-    paths = json.loads((out / "trace" / "02-sem.wait.block.paths.json").read_text())
+    # numbered in run order (sem.wait.available runs before it)
+    (paths_file,) = (out / "trace").glob("*-sem.wait.block.paths.json")
+    paths = json.loads(paths_file.read_text())
     seen: dict[str, set[str]] = {}
     for metric in paths["metrics"]:
         for sample in metric["samples"]:
@@ -84,6 +89,15 @@ def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Pa
         {"_tx_semaphore_put", "_tx_thread_system_resume"},
         {"rtb_port_sem_signal"},
     )
+    # rtbench's own code inside each timed call's sample is what is subtracted
+    assert_all_tight(
+        read_results(out),
+        {"sem.wait.block", "sem.signal.unblock", "sem.wait.available", "sem.signal.no_waiter",
+         "mut.lock.uncontended", "mut.unlock.uncontended", "mq.send.no_waiter",
+         "mq.receive.available", "evt.set.no_waiter", "evt.wait.available"},
+    )  # fmt: skip
+    # and each sample subtracts the overhead of its own timestamp code
+    assert_own_overheads(read_results(out))
 
 
 def test_semaphore_release_is_fifo_unless_prioritized(run_cli: RunCli, tmp_path: Path) -> None:

@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 from board_runs import (
+    assert_all_tight,
+    assert_own_overheads,
     assert_same_figures,
     assert_split,
     figures,
@@ -58,6 +60,8 @@ SHORT_BLOCK = ("--set", "waiters=40", "--set", "rounds=5")
 # without a switch, by RTOS (docs/ports/ucos3.md and freertos.md list them: 18
 # and 22 on uC/OS-III, 13 and 12 on FreeRTOS; before, 37 and 37, 19 and 23)
 MQ_WRAPPERS_MAX = {"ucos3": (18, 22), "freertos": (13, 12)}
+# families whose samples are timed calls, traced beside sem.wait.block
+TRACED_FAMILIES = ("sem.wait.available", "mut.lock.uncontended", "mq.send.no_waiter", "mem.alloc")
 
 
 # the runs go through conftest.cli in the folder above their results (the module
@@ -84,15 +88,15 @@ def test_deterministic_runs_give_identical_figures(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One traced, deterministic run of FreeRTOS and uC/OS-III: sem.wait.block, and
-    the queue's send and receive of 4-byte messages (2,000 iterations: only the
-    queue's unit reads `iterations` here)."""
+    the queue's send and receive of 4-byte messages, and a few hundred samples
+    of the other families timed by calls (TRACED_FAMILIES)."""
     if WHY_NOT_BOTH is not None:
         pytest.skip(WHY_NOT_BOTH)
     out = tmp_path_factory.mktemp("rtos") / "run"
     run_ok(
         functools.partial(cli, cwd=out.parent), out, "run", "--target", FREERTOS_SPEC,
         "--target", SPEC, "--deterministic", "--trace", "--only", "sem.wait.block",
-        "mq.send.no_waiter", *SHORT_BLOCK, *SHORT, timeout=RUN_TIMEOUT_S,
+        *TRACED_FAMILIES, *SHORT_BLOCK, "--set", "iterations=300", timeout=RUN_TIMEOUT_S,
     )  # fmt: skip
     return out
 
@@ -186,3 +190,15 @@ def test_the_comparison_sets_the_paths_and_the_services_side_by_side(both: Path)
     assert "instructions (kernel " in text.stdout
     page = (both / "comparison" / "comparison.html").read_text()
     assert "Services of each system" in page and "Code paths side by side" in page
+
+
+def test_the_measurement_inside_a_sample_is_the_subtracted_overhead(both: Path) -> None:
+    """On both boards, the code of rtbench's own inside every traced sample of the
+    timed-call families is the overhead subtracted from it, within one
+    instruction (the samples used to hold 4 to 9 instructions more)."""
+    expected = {"sem.wait.block", "sem.signal.unblock", *TRACED_FAMILIES}
+    expected |= {"sem.signal.no_waiter", "mut.unlock.uncontended", "mq.receive.available"}
+    expected.add("mem.free")
+    for board in ("qemu-freertos-mps2-an385", "qemu-ucos3-mps2-an385"):
+        assert_all_tight(read_results(both / board), expected)
+        assert_own_overheads(read_results(both / board))

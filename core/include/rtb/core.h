@@ -21,6 +21,7 @@
 
 #include "rtb/config.h"
 #include "rtb_port.h"
+#include "rtb/sample.h"
 
 #define RTB_PROTOCOL_VERSION 1
 /* Additions within version 1 that a reader may rely on when present:
@@ -70,17 +71,26 @@ void rtb_u128_to_dec(struct rtb_u128 v, char *buf);
 /* ---- timing -------------------------------------------------------------- */
 
 struct rtb_timing {
-	uint64_t hz;		 /* counter ticks per second */
-	uint64_t overhead_ticks; /* minimum cost of one timestamp pair */
-	bool overhead_given;	 /* true: passed in, false: calibrated here */
+	uint64_t hz; /* counter ticks per second */
+	/* Two overheads, one per shape of timestamp code (rtb/sample.h): a
+	 * sample subtracts the one its own code has (a recorder's shape). */
+	uint64_t overhead_ticks;	/* minimum cost of one timed call of nothing */
+	bool overhead_given;		/* true: passed in, false: calibrated here */
+	uint64_t inline_overhead_ticks; /* minimum of back-to-back inline read pairs */
+	bool inline_overhead_given;	/* true: passed in, false: calibrated here */
 	/* The effective resolution: the counter moves in steps of step_ticks
 	 * (1 for a counter that can show any tick); see rtb_counter_step. */
 	uint64_t step_ticks;
 };
 extern struct rtb_timing rtb_timing;
 
-/* Minimum over `samples` back-to-back counter read pairs. */
+/* Minimum over `samples` calibration samples (rtb_timing_sample(): the two
+ * reads of a timed call around a call of nothing, rtb/sample.h). */
 uint64_t rtb_timing_measure_overhead(uint32_t samples);
+/* Minimum over `samples` back-to-back inline counter read pairs
+ * (rtb_timing_inline_pair()): the overhead of a sample whose reads are
+ * written inline in a scenario's code. */
+uint64_t rtb_timing_measure_inline_overhead(uint32_t samples);
 
 /* What the counter's own steps are, measured: the smallest non-zero
  * difference between two reads, and the greatest common divisor of all
@@ -189,6 +199,11 @@ struct rtb_recorder {
 	uint64_t *hist; /* RTB_HIST_BUCKETS counters */
 	uint64_t *raw;	/* raw_max values */
 	uint32_t raw_len;
+	/* The shape of the samples' timestamp code, which says which overhead
+	 * they subtract: false (the default), reads written inline
+	 * (rtb_timing.inline_overhead_ticks); true, the two reads of timed
+	 * calls (RTB_TIMED, rtb_timing.overhead_ticks). */
+	bool timed_calls;
 };
 
 /* Allocate buckets and raw series through the port (before any timed path)
@@ -201,6 +216,13 @@ int rtb_recorder_init(struct rtb_recorder *r, const struct rtb_metric *m, uint32
 int rtb_recorder_init_pair(struct rtb_recorder *a, const struct rtb_metric *ma,
 			   struct rtb_recorder *b, const struct rtb_metric *mb, uint32_t warmup,
 			   uint32_t raw_max);
+/* Say that r's samples are the two reads of timed calls (RTB_TIMED,
+ * rtb/sample.h), so they subtract the timed-call overhead; call after init,
+ * before the first sample. Without it a recorder's samples are inline reads
+ * and subtract the inline overhead. */
+void rtb_recorder_timed_calls(struct rtb_recorder *r);
+/* The overhead r's samples subtract (by its shape), in ticks. */
+uint64_t rtb_recorder_overhead(const struct rtb_recorder *r);
 /* Free the buffers; harmless on a recorder already freed or whose init
  * failed. */
 void rtb_recorder_free(struct rtb_recorder *r);

@@ -84,24 +84,44 @@ static inline void cm_system_reset(void)
  * up-count and extended by counting its wraps. A read and the wrap check are
  * one step with interrupts masked (a few instructions), so any task or
  * interrupt may read it; it must be read at least once per wrap (171 s at
- * 25 MHz), which the tick hook does. */
+ * 25 MHz), which the tick hook does.
+ *
+ * One asm block of fixed instructions, addresses included: the compiler
+ * can neither schedule its own code into it nor spread it differently from
+ * one call site to the next, so the code between two reads (what the core's
+ * calibration measures and subtracts) is the same wherever they are taken.
+ * Four instructions before the register's load (mask, the register's
+ * address), the load, and nine after it (the state's address, the wrap
+ * check, the store, unmask). */
 struct cm_counter_state {
 	uint32_t last;
 	uint32_t high;
 };
 extern struct cm_counter_state cm_counter_state;
 
-static inline uint64_t cm_counter_read(uintptr_t addr)
+static inline __attribute__((always_inline)) uint64_t cm_counter_read(uintptr_t addr)
 {
-	uint32_t m = cm_irq_save();
-	uint32_t low = ~CM_REG(addr);
+	uint32_t low, high, last, primask, p;
 
-	if (low < cm_counter_state.last)
-		cm_counter_state.high++;
-	cm_counter_state.last = low;
-	uint64_t v = ((uint64_t)cm_counter_state.high << 32) | low;
-	cm_irq_restore(m);
-	return v;
+	__asm volatile("mrs %[pm], primask\n\t"
+		       "cpsid i\n\t"
+		       "movw %[p], #:lower16:%c[reg]\n\t"
+		       "movt %[p], #:upper16:%c[reg]\n\t"
+		       "ldr %[low], [%[p]]\n\t"
+		       "movw %[p], #:lower16:%c[st]\n\t"
+		       "movt %[p], #:upper16:%c[st]\n\t"
+		       "ldrd %[last], %[high], [%[p]]\n\t"
+		       "mvns %[low], %[low]\n\t"
+		       "cmp %[low], %[last]\n\t"
+		       "it cc\n\t"
+		       "addcc %[high], %[high], #1\n\t"
+		       "strd %[low], %[high], [%[p]]\n\t"
+		       "msr primask, %[pm]"
+		       : [low] "=&r"(low), [high] "=&r"(high), [last] "=&r"(last),
+			 [pm] "=&r"(primask), [p] "=&r"(p)
+		       : [reg] "i"(addr), [st] "i"(&cm_counter_state)
+		       : "cc", "memory");
+	return ((uint64_t)high << 32) | low;
 }
 
 #endif /* RTB_CM_H */

@@ -173,31 +173,47 @@ class ScenarioOutcome:
 
 @dataclass(frozen=True)
 class Calibration:
-    """The timestamp calibration a run used."""
+    """The timestamp calibration a run used.
+
+    overhead_ticks is what samples taken as timed calls subtract (the metric
+    `timestamp`); overhead_inline_ticks what samples with inline counter reads
+    subtract (`timestamp_inline`; None in results made before the two shapes).
+    """
 
     scenario: str
     counter: Mapping[str, Any]
     overhead_ticks: int
     overhead_ns: float
     passed_on: bool
+    overhead_inline_ticks: int | None = None
+    overhead_inline_ns: float | None = None
 
     def to_json(self) -> Json:
-        return {
+        out: Json = {
             "scenario": self.scenario,
             "counter": dict(self.counter),
             "overhead_ticks": self.overhead_ticks,
             "overhead_ns": round(self.overhead_ns, 3),
             "passed_on": self.passed_on,
         }
+        if self.overhead_inline_ticks is not None:
+            out["overhead_inline_ticks"] = self.overhead_inline_ticks
+        if self.overhead_inline_ns is not None:
+            out["overhead_inline_ns"] = round(self.overhead_inline_ns, 3)
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Calibration:
+        inline_ticks = data.get("overhead_inline_ticks")
+        inline_ns = data.get("overhead_inline_ns")
         return cls(
             str(data["scenario"]),
             dict(data["counter"]),
             int(data["overhead_ticks"]),
             float(data["overhead_ns"]),
             bool(data["passed_on"]),
+            None if inline_ticks is None else int(inline_ticks),
+            None if inline_ns is None else float(inline_ns),
         )
 
 

@@ -628,7 +628,13 @@ def _run_section(doc: ResultsDocument) -> str:
                 (
                     "timestamp overhead",
                     f"{cal.overhead_ticks} ticks = {units.format_duration(cal.overhead_ns)} "
-                    "(subtracted from every sample)",
+                    + (
+                        "(subtracted from every sample)"
+                        if cal.overhead_inline_ticks is None or cal.overhead_inline_ns is None
+                        else f"(timed calls); {cal.overhead_inline_ticks} ticks = "
+                        f"{units.format_duration(cal.overhead_inline_ns)} (inline reads); "
+                        "each subtracted from the samples taken that way"
+                    ),
                 ),
             ]
         )

@@ -157,11 +157,19 @@ def _details(doc: ResultsDocument, s: _Style, location: str | None) -> str:
     if doc.calibration is not None:
         cal = doc.calibration
         hz = float(cal.counter["hz"])
+        overhead = f"{cal.overhead_ticks} ticks = {units.format_duration(cal.overhead_ns)}"
+        if cal.overhead_inline_ticks is not None and cal.overhead_inline_ns is not None:
+            overhead = (
+                f"{overhead} for timed calls, {cal.overhead_inline_ticks} ticks = "
+                f"{units.format_duration(cal.overhead_inline_ns)} for inline reads, each "
+                "subtracted from the samples taken that way"
+            )
+        else:
+            overhead += ", subtracted from every sample"
         lines.append(
             f"calibration: counter {cal.counter['name']} at {hz / 1e6:,.3f} MHz "
             f"({Resolution.of_counter(cal.counter).describe()}); timestamp overhead "
-            f"{cal.overhead_ticks} ticks = "
-            f"{units.format_duration(cal.overhead_ns)}, subtracted from every sample"
+            f"{overhead}"
         )
     warnings = [c for c in doc.caveats if c.get("severity") == "warning"]
     if warnings:

@@ -71,6 +71,9 @@ from rtbench.targets.base import Target, Tuning
 from rtbench.transport import CoreStream, EndOfStream, TargetLost, Transport, watchdog_clock
 
 CALIBRATION = "cal.timestamp"
+# its metrics: the timed-call overhead and the inline one (rtb/sample.h)
+CALIBRATION_METRIC = "timestamp"
+CALIBRATION_INLINE_METRIC = "timestamp_inline"
 STOP_GRACE_S = 5.0
 DEADLINE_SCALE_ENV = "RTBENCH_DEADLINE_SCALE"
 
@@ -401,13 +404,19 @@ class Run:
             )
             return
         counter = outcome.meta["counter"]
-        found = next(
-            (
-                r
-                for r in outcome.of_type("result")
-                if r["scenario"] == CALIBRATION and r["unit"] == "ticks" and r["stats"]["count"] > 0
-            ),
-            None,
+        found, inline = (
+            next(
+                (
+                    r
+                    for r in outcome.of_type("result")
+                    if r["scenario"] == CALIBRATION
+                    and r.get("metric") == metric
+                    and r["unit"] == "ticks"
+                    and r["stats"]["count"] > 0
+                ),
+                None,
+            )
+            for metric in (CALIBRATION_METRIC, CALIBRATION_INLINE_METRIC)
         )
         if found is None or outcome.status not in ("ok", "stopped"):
             self.ui.warn(
@@ -416,12 +425,20 @@ class Run:
             )
             return
         overhead = int(found["stats"]["min"])
+        # a core without the inline metric: each scenario calibrates it itself
+        inline_overhead = None if inline is None else int(inline["stats"]["min"])
         self.calibration = Calibration(
             scenario=CALIBRATION,
             counter=dict(counter),  # nominal and effective resolution alike
             overhead_ticks=overhead,
             overhead_ns=ticks_to_ns(overhead, float(counter["hz"])),
             passed_on=True,
+            overhead_inline_ticks=inline_overhead,
+            overhead_inline_ns=(
+                None
+                if inline_overhead is None
+                else ticks_to_ns(inline_overhead, float(counter["hz"]))
+            ),
         )
 
     def _check_realtime(self, outcome: ScenarioOutcome) -> None:
@@ -445,6 +462,8 @@ class Run:
             args += ["--raw-max", str(opts.raw_max)]
         if self.calibration is not None and unit is not self._cal_unit:
             args += ["--overhead-ticks", str(self.calibration.overhead_ticks)]
+            if self.calibration.overhead_inline_ticks is not None:
+                args += ["--overhead-inline-ticks", str(self.calibration.overhead_inline_ticks)]
             args += ["--counter-hz", str(self.calibration.counter["hz"])]
         if unit is not self._cal_unit or unit in self.selection.units:
             for key, value in opts.sets:
