@@ -34,9 +34,11 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
         rows.append(
             [
                 system.name,
-                *wording.stat_cells(row, index, div),
+                *wording.stat_cells(row, index, div, comparison),
                 wording.base_word(comparison)
                 if index == 0
+                else wording.NOT_COMPARED
+                if not comparison.timed_with_base(index)
                 else wording.difference_text(diff, system.letter, row),
             ]
         )
@@ -101,6 +103,8 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
     out = [f"# rtbench comparison: {wording.heading(comparison)}", ""]
     out += [f"- **{s.letter}**: {s.describe()}" for s in comparison.systems]
     out.append("")
+    if comparison.compared:
+        out += ["## What is compared", "", *(f"- {line}" for line in comparison.compared), ""]
     if comparison.notes:
         out += [*comparison.notes, ""]
     if comparison.warnings:
@@ -139,6 +143,8 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
         out += ["## Scenarios that did not end ok everywhere", ""]
         out += [f"- {line}" for line in comparison.statuses]
         out.append("")
+    if comparison.details:
+        out += [f"## {wording.DETAILS_TITLE}", "", *(f"- {d}" for d in comparison.details), ""]
     if not wording.alone(comparison):
         out += ["## Rules", ""]
         out += [f"- {rule}" for rule in wording.rules(comparison.min_change, comparison.any_exact)]

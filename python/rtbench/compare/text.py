@@ -78,7 +78,9 @@ def _metric_block(
                 )
         elif index > 0 and cell is None:
             word = "not measured"
-        table.append([system.short(), *wording.stat_cells(row, index, div), word])
+        elif index > 0 and not comparison.timed_with_base(index):
+            word = wording.NOT_COMPARED
+        table.append([system.short(), *wording.stat_cells(row, index, div, comparison), word])
     aligned = _align(table, [False, True, True, True, True, True, True, True, True, False], "  ")
     lines.append(s(aligned[0], "dim"))
     for index, line in enumerate(aligned[1:]):
@@ -130,6 +132,10 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
     out: list[str] = [s(f"rtbench compare: {wording.heading(comparison)}", "bold")]
     for system in systems:
         out.extend(_wrap(f"{system.letter}  {system.describe()}", "  "))
+    if comparison.compared:
+        out += ["", s("What is compared", "bold")]
+        for line in comparison.compared:
+            out.extend(_wrap(line, "  "))
     for note in comparison.notes:
         out.extend(_wrap(note, "  "))
     if comparison.warnings:
@@ -182,6 +188,10 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
             out.extend(_wrap(line, "  "))
         for line in notes:
             out.extend(_wrap("! " + line, "  "))
+    if comparison.details:
+        out += ["", s(wording.DETAILS_TITLE, "bold")]
+        for line in comparison.details:
+            out.extend(_wrap(line, "  "))
     if not wording.alone(comparison):
         out += ["", s("Rules", "bold")]
         for rule in wording.rules(comparison.min_change, comparison.any_exact):
