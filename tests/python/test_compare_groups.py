@@ -5,11 +5,12 @@ warnings of two runs of one host kept. Synthetic results, no boots."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from rtbench.compare import groups, html, model, tables, text
-from synth import lognormal, write_result
+from rtbench.compare import answer, groups, html, model, tables, text
+from synth import lognormal, verdict_record, write_result
 
 N = 2000
 WAKE = ("sem.signal.unblock", "release", "SEM-P-ARC")
@@ -133,3 +134,28 @@ def test_two_runs_of_one_host_keep_their_warnings(tmp_path: Path) -> None:
     assert any(w.startswith("host kernel.cmdline differs") for w in c.warnings)
     assert c.compared == ()
     assert "Configuration differences" in text.render(c)
+
+
+def test_the_first_screen_is_the_answer(tmp_path: Path) -> None:
+    """The answer table leads (systems as columns: behaviour with each failure's
+    reason, the headline figure, instructions for an -icount clock), then one
+    sentence per family only where a comparable difference names a winner."""
+    linux = _system(tmp_path, "a", 90000, info=_guest("debian-amd64"))
+    free = _system(tmp_path, "b", 4000, info=_board("FreeRTOS", 3), os=("FreeRTOS", "V11"))
+    tx = _system(tmp_path, "c", 8000, info=_board("ThreadX", 3), os=("ThreadX", "6.4"), seed=3)
+    c = model.build(model.load_systems([linux, free, tx]))
+    found = dict(answer.table(c))
+    assert found["system"] == ["Linux 6.1.0", "FreeRTOS V11", "ThreadX 6.4"]
+    assert found["timed by"] == ["TCG wall clock", "icount 3 [BC]", "icount 3 [BC]"]
+    assert found["SEM-P-ARC instructions"][0] == "-"
+    assert [line.split(":")[0] for line in answer.sentences(c)] == ["synchronisation"]
+    assert "among B, C: best: B" in answer.sentences(c)[0]
+    shown = text.render(c)
+    assert shown.index("SEM-P-ARC median/p99") < shown.index("Systems") < shown.index("Results")
+    # a failed verdict is named with its reason in the table
+    db = _system(tmp_path, "d", 4000, info=_board("FreeRTOS", 3), os=("FreeRTOS", "V11"))
+    doc = json.loads((db / "results.json").read_text())
+    doc["scenarios"][0]["records"].append(verdict_record("mut.behavior.pi", "MUT-B-ARC", "fail"))
+    (db / "results.json").write_text(json.dumps(doc))
+    c = model.build(model.load_systems([free, db]))
+    assert dict(answer.table(c))["behaviour"][1] == "0 pass; FAILS MUT-B-ARC: synthetic fail"

@@ -10,7 +10,7 @@ the maximum of each system, drawn as inline SVG.
 from __future__ import annotations
 
 from rtbench import reference
-from rtbench.compare import capabilities, pathdiff, sidebyside, wording
+from rtbench.compare import answer, capabilities, pathdiff, sidebyside, wording
 from rtbench.compare import significance as cstats
 from rtbench.compare.model import Comparison, MetricRow
 from rtbench.model import units
@@ -211,6 +211,17 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
     body = [
         f'<header class="top"><h1>{esc(title)}</h1>',
         f"<p>{esc(wording.intro(comparison))}</p>",
+        *(
+            []
+            if alone
+            else [
+                page.table(
+                    ["", *(s.letter for s in systems)],
+                    [[n, *c] for n, c in answer.table(comparison)],
+                ),
+                *(f"<p><b>{esc(line)}</b></p>" for line in answer.sentences(comparison)),
+            ]
+        ),
         page.kv_table([(s.letter, s.describe()) for s in systems]),
         *(
             ["<h2>What is compared</h2><ul>"]

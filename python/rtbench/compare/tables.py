@@ -8,7 +8,7 @@ import io
 import json
 
 from rtbench import reference
-from rtbench.compare import capabilities, pathdiff, sidebyside, wording
+from rtbench.compare import answer, capabilities, pathdiff, sidebyside, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 
@@ -101,6 +101,10 @@ def _md_services(comparison: Comparison) -> list[str]:
 
 def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
     out = [f"# rtbench comparison: {wording.heading(comparison)}", ""]
+    if not wording.alone(comparison):
+        head = ["", *(s.letter for s in comparison.systems)]
+        out += _md_table(head, [[n, *c] for n, c in answer.table(comparison)], set())
+        out += ["", *(f"- {line}" for line in answer.sentences(comparison)), ""]
     out += [f"- **{s.letter}**: {s.describe()}" for s in comparison.systems]
     out.append("")
     if comparison.compared:
