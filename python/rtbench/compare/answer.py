@@ -43,7 +43,8 @@ def _clock(comparison: Comparison, index: int) -> str:
     letters = "".join(comparison.systems[i].letter for i in group.members)
     shared = f" [{letters}]" if len(group.members) > 1 else ""
     if group.kind == groups.WALL_CLOCK:
-        return "TCG wall clock"
+        info = comparison.systems[index].doc.run.target_info or {}
+        return "TCG wall clock" + (" (icount=off)" if info.get("icount_choice") == "off" else "")
     if group.kind == groups.INSTRUCTIONS:
         return f"icount {_shift(comparison, index)}{shared}"
     host = comparison.systems[index].doc.host.get("hostname")

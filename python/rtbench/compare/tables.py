@@ -260,7 +260,11 @@ def csv_text(comparison: Comparison) -> str:
                     _num(row.ratio(index, "p50")),
                     _num(row.ratio(index, "p99")),
                     _num(row.ratio(index, "max")),
-                    "baseline" if index == 0 else ("" if diff is None else diff.outcome),
+                    "baseline"
+                    if index == 0
+                    else wording.NOT_COMPARED
+                    if not comparison.timed_with_base(index)
+                    else ("" if diff is None else diff.outcome),
                     "" if diff is None else diff.location,
                     "" if diff is None else diff.tail,
                     "" if loc is None else loc.source,
