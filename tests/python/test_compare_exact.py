@@ -322,34 +322,30 @@ def test_an_unchanged_path_is_not_listed_for_identical_figures(tmp_path: Path) -
     assert "path difference" not in text.render(c)
 
 
-def test_mismatched_shift_falls_back_to_statistics(tmp_path: Path) -> None:
+def test_mismatched_shift_is_another_clock_and_not_tested(tmp_path: Path) -> None:
+    """Two shifts are two clocks (32 ns and 8 ns an instruction): the figures are
+    shown side by side, neither tested nor rated, and one line says why."""
     a = deterministic_result(tmp_path / "a", {WAIT: BASE_WAIT})
     other = {**TARGET_INFO, "icount_shift": 3, "deterministic": {"icount_shift": 3}}
     b = deterministic_result(tmp_path / "b", {WAIT: [v + 80 for v in BASE_WAIT]},
                              target_info=other)  # fmt: skip
     c = _build(a, b)
-    assert not c.exact_with(1)
-    sentence = (
-        "A and B ran deterministic with different -icount shifts (shift=3 and shift=5): "
-        "their figures are not comparable as exact, so they are tested by statistics."
-    )
-    assert sentence in c.warnings
-    diff = _diff(c)
-    assert diff.exact is None and diff.loc_test is not None  # the statistics ran
-    assert diff.outcome == "worse"
+    assert not c.exact_with(1) and not c.timed_with_base(1)
+    assert c.metrics[0].differences[1] is None
+    assert any("shift=3" in n and "shift=5" in n and "side by side" in n for n in c.notes)
     rendered = text.render(c)
-    assert "Mann-Whitney" in rendered and "exactly" not in rendered
+    figures = rendered.split("\nRules")[0]
+    assert "WORSE" not in figures and "better" not in figures
+    assert "not compared" in rendered
 
 
-def test_one_deterministic_side_falls_back_to_statistics(tmp_path: Path) -> None:
+def test_one_deterministic_side_is_another_clock_and_not_tested(tmp_path: Path) -> None:
     a = deterministic_result(tmp_path / "a", {WAIT: BASE_WAIT})
     b = write_result(tmp_path / "b", {WAIT: lognormal(1, 5000, 2400)})
     c = _build(a, b)
-    assert not c.exact_with(1)
-    assert any(
-        w.startswith("A ran deterministic (--deterministic) and B did not") for w in c.warnings
-    )
-    assert _diff(c).exact is None
+    assert not c.exact_with(1) and not c.timed_with_base(1)
+    assert c.metrics[0].differences[1] is None
+    assert not any("ran deterministic" in w for w in c.warnings)
 
 
 def test_another_emulator_version_falls_back_to_statistics(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ the maximum of each system, drawn as inline SVG.
 from __future__ import annotations
 
 from rtbench import reference
-from rtbench.compare import capabilities, pathdiff, sidebyside, wording
+from rtbench.compare import answer, capabilities, pathdiff, sidebyside, wording
 from rtbench.compare import significance as cstats
 from rtbench.compare.model import Comparison, MetricRow
 from rtbench.model import units
@@ -140,12 +140,14 @@ def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str
         text = (
             wording.base_word(comparison)
             if index == 0
+            else wording.NOT_COMPARED
+            if not comparison.timed_with_base(index)
             else wording.difference_text(diff, system.letter, row)
         )
         rows.append(
             [
                 esc(system.name),
-                *(esc(c) for c in wording.stat_cells(row, index, div)),
+                *(esc(c) for c in wording.stat_cells(row, index, div, comparison)),
                 _outcome(diff, text),
             ]
         )
@@ -209,7 +211,25 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
     body = [
         f'<header class="top"><h1>{esc(title)}</h1>',
         f"<p>{esc(wording.intro(comparison))}</p>",
+        *(
+            []
+            if alone
+            else [
+                page.table(
+                    ["", *(s.letter for s in systems)],
+                    [[n, *c] for n, c in answer.table(comparison)],
+                ),
+                *(f"<p><b>{esc(line)}</b></p>" for line in answer.sentences(comparison)),
+            ]
+        ),
         page.kv_table([(s.letter, s.describe()) for s in systems]),
+        *(
+            ["<h2>What is compared</h2><ul>"]
+            + [f"<li>{esc(line)}</li>" for line in comparison.compared]
+            + ["</ul>"]
+            if comparison.compared
+            else []
+        ),
         *(f"<p>{esc(note)}</p>" for note in comparison.notes),
         "</header>",
     ]
@@ -247,6 +267,10 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
     if comparison.statuses:
         body.append('<section class="block"><h2>Scenarios that did not end ok everywhere</h2><ul>')
         body += [f"<li>{esc(line)}</li>" for line in comparison.statuses]
+        body.append("</ul></section>")
+    if comparison.details:
+        body.append(f'<section class="block"><h2>{esc(wording.DETAILS_TITLE)}</h2><ul>')
+        body += [f"<li>{esc(line)}</li>" for line in comparison.details]
         body.append("</ul></section>")
     if not alone:
         body.append('<section class="block"><h2>Rules</h2><ul>')

@@ -18,9 +18,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rtbench.compare import capabilities, codesize, exact, params, pathdiff, pool, sidebyside
+from rtbench.compare import (
+    capabilities,
+    codesize,
+    exact,
+    params,
+    pathdiff,
+    pool,
+    sidebyside,
+)
+from rtbench.compare import groups as cgroups
 from rtbench.compare import significance as cstats
-from rtbench.compare.rating import FamilyRating, family_of, rate
+from rtbench.compare.rating import FamilyRating, combine, family_of, rate
 from rtbench.errors import UsageError
 from rtbench.model import units
 from rtbench.model.records import params_key
@@ -162,6 +171,16 @@ class Comparison:
     pairings: tuple[exact.Pairing | None, ...] = ()
     # the services each system has, when they run different operating systems
     services: tuple[capabilities.Service, ...] = ()
+    # the comparable groups: systems whose times are tested against each other
+    groups: tuple[cgroups.Group, ...] = ()
+    # the differences the user chose (OS, target, board, configuration), named once
+    compared: tuple[str, ...] = ()
+    # the facts that differ because the systems differ (host of another machine...)
+    details: tuple[str, ...] = ()
+
+    def timed_with_base(self, index: int) -> bool:
+        """Whether system `index`'s times are tested against the baseline's."""
+        return not self.groups or cgroups.comparable(self.groups, 0, index)
 
     def exact_with(self, index: int) -> bool:
         """Whether system `index` is compared exactly with the baseline (deterministic)."""
@@ -405,7 +424,14 @@ def build(
                     per_run[key][index][run_index] = m
     differ = sidebyside.other_os(systems)
     param_notes = params.merge(order, per_run, differ)
-    pairings = [None, *(exact.pairing(systems[0], other) for other in systems[1:])]
+    groups = cgroups.of(systems)
+    pairings = [
+        None,
+        *(
+            exact.pairing(systems[0], other) if cgroups.comparable(groups, 0, i) else None
+            for i, other in enumerate(systems[1:], start=1)
+        ),
+    ]
     rows: list[MetricRow] = []
     for key in order:
         run_cells = tuple(tuple(runs) for runs in per_run[key])
@@ -415,7 +441,7 @@ def build(
         lib = units.lower_is_better(first.unit)
         diffs = tuple(
             None
-            if i == 0
+            if i == 0 or not cgroups.comparable(groups, 0, i)
             else _difference(systems, run_cells, row_cells, i, lib, min_change, reader, pairings[i])
             for i in range(len(systems))
         )
@@ -449,13 +475,15 @@ def build(
         )
         for i in range(len(systems))
     )
-    ratings = rate(systems, rows, verdict_rows, failing, min_change)
+    ratings = _ratings(systems, rows, verdict_rows, failing, min_change, groups, reader)
+    why = cgroups.sentence(groups, [s.letter for s in systems])
+    config = configuration(systems, groups)
     return Comparison(
         systems=tuple(systems),
         metrics=tuple(rows),
         verdicts=tuple(verdict_rows),
         warnings=(
-            *configuration_warnings(systems),
+            *config.warnings,
             *(p.sentence for p in pairings if p is not None and p.warn),
         ),
         failing=failing,
@@ -463,12 +491,44 @@ def build(
         statuses=tuple(_status_lines(systems)),
         min_change=min_change,
         notes=(
+            *((why,) if why else ()),
             *(p.sentence for p in pairings if p is not None and p.sentence and not p.warn),
             *codesize.lines(systems),
         ),
         pairings=tuple(pairings),
         services=capabilities.table(systems),
+        groups=groups,
+        compared=config.compared,
+        details=config.details,
     )
+
+
+def _ratings(
+    systems: Sequence[System],
+    rows: Sequence[MetricRow],
+    verdict_rows: Sequence[VerdictRow],
+    failing: Sequence[Sequence[str]],
+    min_change: float,
+    groups: Sequence[cgroups.Group],
+    reader: SamplesReader,
+) -> list[FamilyRating]:
+    """Behaviour over every system; each time family within each comparable group
+    (the baseline's against it; another group against its own first system)."""
+    if len(groups) == 1 and groups[0].rated:
+        return rate(systems, rows, verdict_rows, failing, min_change)
+    parts: list[tuple[list[str], list[FamilyRating]]] = []
+    for group in groups:
+        if not group.rated:
+            continue
+        who = [systems[i].letter for i in group.members]
+        if group.members[0] == 0:
+            found = rate(systems, rows, verdict_rows, failing, min_change, group.members)
+        else:
+            sub = build([systems[i] for i in group.members], min_change=min_change, reader=reader)
+            found = list(sub.ratings)
+        parts.append((who, found))
+    behaviour = rate(systems, rows, verdict_rows, failing, min_change, ())[0]
+    return [behaviour, *combine([s.letter for s in systems], parts)]
 
 
 def _status_lines(systems: Sequence[System]) -> list[str]:
@@ -618,7 +678,9 @@ def _kernel_files(doc: ResultsDocument) -> Mapping[str, Any] | None:
     return files if isinstance(files, Mapping) and files else None
 
 
-def _kernel_files_differ(a: ResultsDocument, b: ResultsDocument) -> str:
+def _kernel_files_differ(
+    a: ResultsDocument, b: ResultsDocument, letters: tuple[str, str] = ("A", "B")
+) -> str:
     """The kernel source files whose content differs between two firmware results
     (changed, or built by one side only), "" when none or not recorded."""
     fa, fb = _kernel_files(a), _kernel_files(b)
@@ -627,7 +689,8 @@ def _kernel_files_differ(a: ResultsDocument, b: ResultsDocument) -> str:
     names = sorted(n for n in set(fa) | set(fb) if fa.get(n) != fb.get(n))
 
     def label(name: str) -> str:
-        return name if name in fa and name in fb else f"{name} (only {'A' if name in fa else 'B'})"
+        only = letters[0] if name in fa else letters[1]
+        return name if name in fa and name in fb else f"{name} (only {only})"
 
     shown = [label(n) for n in names[:_FILES_SHOWN]]
     if len(names) > _FILES_SHOWN:
@@ -647,7 +710,7 @@ def os_config_differences(base: System, system: System) -> list[str]:
     letter = system.letter
     if a_config.get("name") != b_config.get("name"):
         out.append(
-            f"OS configuration differs: A {a_config.get('name') or '?'}, "
+            f"OS configuration differs: {base.letter} {a_config.get('name') or '?'}, "
             f"{letter} {b_config.get('name') or '?'}."
         )
     a_items = {n: (v, where) for n, v, where in os_settings(a_meta)}
@@ -657,7 +720,9 @@ def os_config_differences(base: System, system: System) -> list[str]:
         b_value, where = b_items.get(name, ("not reported", a_items.get(name, ("", ""))[1]))
         if a_value != b_value:
             source = f" ({where})" if where else ""
-            out.append(f"OS setting {name}{source} differs: A {a_value}, {letter} {b_value}.")
+            out.append(
+                f"OS setting {name}{source} differs: {base.letter} {a_value}, {letter} {b_value}."
+            )
     return out
 
 
@@ -678,76 +743,181 @@ def _shared_sections(
     )
 
 
+# Run facts the user chooses between when comparing systems: named once in the
+# header ("what is compared") when systems differ in target or OS, not warned of.
+_CHOSEN = ("origin", "OS", "kernel sources", "port", "C library", "counter")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """The differences between the systems, sorted by what they mean: `compared`,
+    the differences chosen (target, OS, board, configuration), named once;
+    `warnings`, differences nobody chose between systems timed by one clock;
+    `details`, facts that differ because the systems or their machines differ."""
+
+    compared: tuple[str, ...]
+    warnings: tuple[str, ...]
+    details: tuple[str, ...]
+
+
+def _target_text(system: System) -> str:
+    run = system.doc.run
+    info = run.target_info or {}
+    parts = [str(run.target)]
+    shift = cgroups._shift(info)
+    if info.get("emulated"):
+        parts.append(f"-icount shift={shift}" if shift is not None else "no -icount")
+    return ", ".join(parts)
+
+
+def _os_config_name(system: System) -> str:
+    meta = first_meta(system.doc)
+    config = meta.get("os_config") if meta else None
+    return str(config.get("name") or "-") if isinstance(config, Mapping) else "-"
+
+
+def _chosen(system: System, other: System) -> bool:
+    """Whether two systems differ in what a user chooses: target or OS."""
+    a, b = system.doc.run, other.doc.run
+    return a.target != b.target or _os_text(system.doc) != _os_text(other.doc)
+
+
+def _compared_lines(systems: Sequence[System]) -> list[str]:
+    """One line per chosen fact in which some systems differ: every system's value."""
+    facts = [_run_facts(s) for s in systems]
+    named = {
+        "target": [_target_text(s) for s in systems],
+        **{n: [f[n] for f in facts] for n in ("OS", "kernel sources", "port", "C library")},
+        "OS configuration": [_os_config_name(s) for s in systems],
+        "counter": [f["counter"] for f in facts],
+    }
+    out = []
+    for name, values in named.items():
+        if len({v for v in values if v != "-"}) > 1:
+            shown = ", ".join(f"{s.letter} {v}" for s, v in zip(systems, values, strict=True))
+            out.append(f"{name}: {shown}.")
+    return out
+
+
+def configuration(
+    systems: Sequence[System], groups: Sequence[cgroups.Group] | None = None
+) -> Configuration:
+    """The differences between the systems. Each system is set against the first
+    system of its comparable group (the baseline for its group, and the baseline
+    for another group's first system). Of two systems timed by one clock, every
+    difference they did not choose is a warning; of two timed by different
+    clocks, the facts of their setups and hosts are details."""
+    groups = cgroups.of(systems) if groups is None else groups
+    warnings: list[str] = []
+    details: list[str] = []
+    for system in systems:
+        warnings.extend(_runs_differ(system))
+        if not system.doc.run.realtime:
+            warnings.append(
+                f"{system.letter} ran NOT REAL-TIME: its figures do not show the system."
+            )
+        if system.doc.run.source is not None:
+            warnings.append(
+                f"{system.letter} is imported from {system.doc.run.source.get('tool')}: "
+                "its figures were measured by another tool, with its own method and resolution."
+            )
+    chose = False
+    for index, system in enumerate(systems[1:], start=1):
+        group = cgroups.group_of(groups, index)
+        ref = group.members[0] if group.members[0] != index else 0
+        base = systems[ref]
+        same_clock = cgroups.comparable(groups, ref, index) or len(groups) == 1
+        chosen = _chosen(base, system)
+        other_os = _os_text(base.doc).split(" ")[0] != _os_text(system.doc).split(" ")[0]
+        chose = chose or chosen
+        for kind, line in _pair_lines(base, system):
+            if (kind == "chosen" and chosen) or (kind == "config" and other_os):
+                continue
+            (warnings if same_clock else details).append(line)
+    compared = _compared_lines(systems) if chose else []
+    return Configuration(tuple(compared), tuple(warnings), tuple(details))
+
+
 def configuration_warnings(systems: Sequence[System]) -> list[str]:
-    """Every difference of version, setup and host between each system and the baseline."""
-    out: list[str] = []
-    base = systems[0]
+    """The differences between the systems that call for a warning (`configuration`)."""
+    return list(configuration(systems).warnings)
+
+
+def _pair_lines(base: System, system: System) -> list[tuple[str, str]]:
+    """Every difference of version, setup and host between a system and the one it
+    is set against, each as ("chosen" | "config" | "setup" | "host", sentence)."""
+    out: list[tuple[str, str]] = []
+    a, b = base.letter, system.letter
     base_facts = _run_facts(base)
     base_host = _flatten(base.doc.host)
     base_caveats = {c.get("code") for c in base.doc.caveats if c.get("severity") == "warning"}
     base_hz = base.doc.calibration.counter.get("hz") if base.doc.calibration else None
-    for system in systems:
-        out.extend(_runs_differ(system))
-        if not system.doc.run.realtime:
-            out.append(f"{system.letter} ran NOT REAL-TIME: its figures do not show the system.")
-        if system.doc.run.source is not None:
-            out.append(
-                f"{system.letter} is imported from {system.doc.run.source.get('tool')}: "
-                "its figures were measured by another tool, with its own method and resolution."
+    facts = _run_facts(system)
+    for name, value in facts.items():
+        # "-" is unknown (an imported result has no core, counter or port): not a difference.
+        if value != base_facts[name] and "-" not in (value, base_facts[name]):
+            kind = "chosen" if name in _CHOSEN else "setup"
+            out.append((kind, f"{name} differs: {a} {base_facts[name]}, {b} {value}."))
+    # Two ports are two operating systems: "OS", "kernel sources" and "port"
+    # already say so, and the kernels' files and build facts have nothing in
+    # common to compare line by line.
+    other_os = (
+        "-" not in (facts["port"], base_facts["port"]) and (facts["port"] != base_facts["port"])
+    ) or facts["OS"].split(" ")[0] != base_facts["OS"].split(" ")[0]
+    files = None if other_os else _kernel_files_differ(base.doc, system.doc, (a, b))
+    if files:
+        out.append(("chosen", f"kernel files that differ between {a} and {b}: {files}."))
+    # a checked image against a production one of the same RTOS changes the figures
+    # however deliberately it was chosen: warned of unless the OSes differ anyway
+    out.extend(("config", line) for line in os_config_differences(base, system))
+    hz = system.doc.calibration.counter.get("hz") if system.doc.calibration else None
+    if base_hz and hz and abs(float(hz) / float(base_hz) - 1.0) > 0.01:
+        out.append(
+            (
+                "chosen",
+                f"counter frequency differs: {a} {float(base_hz) / 1e6:,.1f} MHz, "
+                f"{b} {float(hz) / 1e6:,.1f} MHz.",
             )
-    for system in systems[1:]:
-        facts = _run_facts(system)
-        for name, value in facts.items():
-            # "-" is unknown (an imported result has no core, counter or port): not a difference.
-            if value != base_facts[name] and "-" not in (value, base_facts[name]):
-                out.append(f"{name} differs: A {base_facts[name]}, {system.letter} {value}.")
-        # Two ports are two operating systems: "OS", "kernel sources" and "port"
-        # already say so, and the kernels' files and build facts have nothing in
-        # common to compare line by line.
-        other_os = "-" not in (facts["port"], base_facts["port"]) and (
-            facts["port"] != base_facts["port"]
         )
-        files = None if other_os else _kernel_files_differ(base.doc, system.doc)
-        if files:
-            out.append(f"kernel files that differ between A and {system.letter}: {files}.")
-        out.extend(os_config_differences(base, system))
-        hz = system.doc.calibration.counter.get("hz") if system.doc.calibration else None
-        if base_hz and hz and abs(float(hz) / float(base_hz) - 1.0) > 0.01:
-            out.append(
-                f"counter frequency differs: A {float(base_hz) / 1e6:,.1f} MHz, "
-                f"{system.letter} {float(hz) / 1e6:,.1f} MHz."
+    host = _flatten(system.doc.host)
+    compared = base_host
+    if other_os:  # each OS's own facts (its kernel, its port's notes) stay its own
+        host, compared = _shared_sections(host, base_host)
+    differing = sorted(k for k in set(compared) & set(host) if compared[k] != host[k])
+    unknown = len(set(compared) ^ set(host))
+    for k in differing[:_HOST_LINES_MAX]:
+        out.append(
+            (
+                "host",
+                f"host {k} differs: {a} {_short(base_host.get(k))}, {b} {_short(host.get(k))}.",
             )
-        host = _flatten(system.doc.host)
-        compared = base_host
-        if other_os:  # each OS's own facts (its kernel, its port's notes) stay its own
-            host, compared = _shared_sections(host, base_host)
-        differing = sorted(k for k in set(compared) & set(host) if compared[k] != host[k])
-        unknown = len(set(compared) ^ set(host))
-        for k in differing[:_HOST_LINES_MAX]:
-            out.append(
-                f"host {k} differs: A {_short(base_host.get(k))}, "
-                f"{system.letter} {_short(host.get(k))}."
-            )
-        if len(differing) > _HOST_LINES_MAX:
-            out.append(
+        )
+    if len(differing) > _HOST_LINES_MAX:
+        out.append(
+            (
+                "host",
                 f"... and {len(differing) - _HOST_LINES_MAX} more host facts differ "
-                f"between A and {system.letter} (see results.json)."
+                f"between {a} and {b} (see results.json).",
             )
-        if unknown:
-            out.append(
-                f"{unknown} host facts are recorded in only one of A and {system.letter}, "
-                "so they cannot be compared."
+        )
+    if unknown:
+        out.append(
+            (
+                "host",
+                f"{unknown} host facts are recorded in only one of {a} and {b}, "
+                "so they cannot be compared.",
             )
-        caveats = {c.get("code") for c in system.doc.caveats if c.get("severity") == "warning"}
-        if caveats != base_caveats:
-            only_a = sorted(str(c) for c in base_caveats - caveats)
-            only_b = sorted(str(c) for c in caveats - base_caveats)
-            parts = []
-            if only_a:
-                parts.append("only A: " + ", ".join(only_a))
-            if only_b:
-                parts.append(f"only {system.letter}: " + ", ".join(only_b))
-            out.append(f"caveats differ ({'; '.join(parts)}).")
+        )
+    caveats = {c.get("code") for c in system.doc.caveats if c.get("severity") == "warning"}
+    if caveats != base_caveats:
+        only_a = sorted(str(c) for c in base_caveats - caveats)
+        only_b = sorted(str(c) for c in caveats - base_caveats)
+        parts = []
+        if only_a:
+            parts.append(f"only {a}: " + ", ".join(only_a))
+        if only_b:
+            parts.append(f"only {b}: " + ", ".join(only_b))
+        out.append(("host", f"caveats differ ({'; '.join(parts)})."))
     return out
 
 

@@ -121,13 +121,14 @@ def _performance(
     rows: Sequence[MetricRow],
     failing: Sequence[Sequence[str]],
     min_change: float,
+    members: Sequence[int],
 ) -> FamilyRating:
     counted = [
         r
         for r in rows
         if r.family == name
         and r.lower_is_better is True
-        and all(c is not None and c.p50 and c.p50 > 0 for c in r.cells)
+        and all((c := r.cells[i]) is not None and c.p50 and c.p50 > 0 for i in members)
     ]
     if not counted:
         measured = any(r.family == name for r in rows)
@@ -135,6 +136,9 @@ def _performance(
         return FamilyRating(name, what, (), sentence, (), 0, 0)
     scores: list[float | None] = []
     for i in range(len(systems)):
+        if i not in members:
+            scores.append(None)
+            continue
         logs: list[float] = []
         for r in counted:
             med = r.ratio(i, "p50")
@@ -149,13 +153,24 @@ def _performance(
         for r in counted
         if any(
             d is not None and d.outcome not in ("same", "untested", "identical", "differs")
-            for d in r.differences
+            for i, d in enumerate(r.differences)
+            if i in members
         )
     )
     base = f"{len(counted)} metric{'s' if len(counted) != 1 else ''}"
-    exact = all(d is None or d.exact is not None for r in counted for d in r.differences[1:])
+    exact = all(
+        d is None or d.exact is not None
+        for r in counted
+        for i, d in enumerate(r.differences)
+        if i in members and i > 0
+    )
     if significant == 0 and exact:
-        same = all(d is None or d.outcome == "identical" for r in counted for d in r.differences)
+        same = all(
+            d is None or d.outcome == "identical"
+            for r in counted
+            for i, d in enumerate(r.differences)
+            if i in members
+        )
         found = "identical figures" if same else "the same min, median and max"
         sentence = f"no difference: {found} ({base}, compared exactly)"
         return FamilyRating(name, what, (), sentence, tuple(scores), len(counted), 0)
@@ -204,8 +219,40 @@ def rate(
     verdicts: Sequence[VerdictRow],
     failing: Sequence[Sequence[str]],
     min_change: float,
+    members: Sequence[int] | None = None,
 ) -> list[FamilyRating]:
+    """Behaviour over every system; the other families over `members` (default:
+    every system), the systems whose times are comparable with the baseline's."""
+    chosen = range(len(systems)) if members is None else members
     out = [_behaviour(systems, verdicts, failing)]
     for name, what, _prefixes in FAMILIES[1:]:
-        out.append(_performance(name, what, systems, rows, failing, min_change))
+        out.append(_performance(name, what, systems, rows, failing, min_change, chosen))
+    return out
+
+
+def combine(
+    letters: Sequence[str], parts: Sequence[tuple[Sequence[str], Sequence[FamilyRating]]]
+) -> list[FamilyRating]:
+    """One rating per family from the ratings of each comparable group (`parts`:
+    the letters of a group and its ratings, whose behaviour line is dropped):
+    each group's sentence, prefixed with its letters when there are several."""
+    out = []
+    for name, what, _prefixes in FAMILIES[1:]:
+        found = [(who, next(r for r in rs if r.family == name)) for who, rs in parts]
+        if not found:
+            sentence = "not rated: no two systems were timed by the same clock"
+            out.append(FamilyRating(name, what, (), sentence, (), 0, 0))
+            continue
+        several = len(found) > 1 or len(found[0][0]) < len(letters)
+        sentence = "; ".join(
+            (f"among {', '.join(who)}: " if several else "") + r.sentence for who, r in found
+        )
+        best = tuple(b for _who, r in found for b in r.best)
+        scores = tuple(
+            next((r.scores[list(who).index(x)] for who, r in found if x in who and r.scores), None)
+            for x in letters
+        )
+        metrics = sum(r.metrics for _who, r in found)
+        significant = sum(r.significant for _who, r in found)
+        out.append(FamilyRating(name, what, best, sentence, scores, metrics, significant))
     return out

@@ -8,7 +8,7 @@ import io
 import json
 
 from rtbench import reference
-from rtbench.compare import capabilities, pathdiff, sidebyside, wording
+from rtbench.compare import answer, capabilities, pathdiff, sidebyside, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 
@@ -34,9 +34,11 @@ def _md_metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> 
         rows.append(
             [
                 system.name,
-                *wording.stat_cells(row, index, div),
+                *wording.stat_cells(row, index, div, comparison),
                 wording.base_word(comparison)
                 if index == 0
+                else wording.NOT_COMPARED
+                if not comparison.timed_with_base(index)
                 else wording.difference_text(diff, system.letter, row),
             ]
         )
@@ -99,8 +101,14 @@ def _md_services(comparison: Comparison) -> list[str]:
 
 def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
     out = [f"# rtbench comparison: {wording.heading(comparison)}", ""]
+    if not wording.alone(comparison):
+        head = ["", *(s.letter for s in comparison.systems)]
+        out += _md_table(head, [[n, *c] for n, c in answer.table(comparison)], set())
+        out += ["", *(f"- {line}" for line in answer.sentences(comparison)), ""]
     out += [f"- **{s.letter}**: {s.describe()}" for s in comparison.systems]
     out.append("")
+    if comparison.compared:
+        out += ["## What is compared", "", *(f"- {line}" for line in comparison.compared), ""]
     if comparison.notes:
         out += [*comparison.notes, ""]
     if comparison.warnings:
@@ -139,6 +147,8 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
         out += ["## Scenarios that did not end ok everywhere", ""]
         out += [f"- {line}" for line in comparison.statuses]
         out.append("")
+    if comparison.details:
+        out += [f"## {wording.DETAILS_TITLE}", "", *(f"- {d}" for d in comparison.details), ""]
     if not wording.alone(comparison):
         out += ["## Rules", ""]
         out += [f"- {rule}" for rule in wording.rules(comparison.min_change, comparison.any_exact)]
@@ -250,7 +260,11 @@ def csv_text(comparison: Comparison) -> str:
                     _num(row.ratio(index, "p50")),
                     _num(row.ratio(index, "p99")),
                     _num(row.ratio(index, "max")),
-                    "baseline" if index == 0 else ("" if diff is None else diff.outcome),
+                    "baseline"
+                    if index == 0
+                    else wording.NOT_COMPARED
+                    if not comparison.timed_with_base(index)
+                    else ("" if diff is None else diff.outcome),
                     "" if diff is None else diff.location,
                     "" if diff is None else diff.tail,
                     "" if loc is None else loc.source,

@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Sequence
 
 from rtbench import reference
-from rtbench.compare import capabilities, pathdiff, sidebyside, wording
+from rtbench.compare import answer, capabilities, pathdiff, sidebyside, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 WIDTH = 100
@@ -78,7 +78,9 @@ def _metric_block(
                 )
         elif index > 0 and cell is None:
             word = "not measured"
-        table.append([system.short(), *wording.stat_cells(row, index, div), word])
+        elif index > 0 and not comparison.timed_with_base(index):
+            word = wording.NOT_COMPARED
+        table.append([system.short(), *wording.stat_cells(row, index, div, comparison), word])
     aligned = _align(table, [False, True, True, True, True, True, True, True, True, False], "  ")
     lines.append(s(aligned[0], "dim"))
     for index, line in enumerate(aligned[1:]):
@@ -124,12 +126,46 @@ def _services(comparison: Comparison) -> list[str]:
     return out
 
 
+def _answer(comparison: Comparison, s: _Style) -> list[str]:
+    """The answer table (systems as columns; a cell too long for its column is
+    cut and given whole below) and the families' sentences."""
+    found = answer.table(comparison)
+    systems = comparison.systems
+    name_width = max(len(name) for name, _cells in found)
+    width = max(14, (WIDTH - 2 - name_width - 2 * len(systems)) // len(systems))
+    rows = [["", *(sy.letter for sy in systems)]]
+    cut: list[str] = []
+    for name, cells in found:
+        shown = []
+        for system, cell in zip(systems, cells, strict=True):
+            if len(cell) > width:
+                cut.append(f"{system.letter} {name}: {cell}")
+            shown.append(cell if len(cell) <= width else cell[: width - 1] + "…")
+        rows.append([name, *shown])
+    aligned = _align(rows, [False] * len(rows[0]), "  ")
+    out = [s(aligned[0], "dim"), *aligned[1:]]
+    for line in cut:
+        out.extend(_wrap(line, "  "))
+    for line in answer.sentences(comparison) or [
+        "no measured, comparable difference names a better system"
+    ]:
+        out.extend(_wrap(line, "  "))
+    return out
+
+
 def render(comparison: Comparison, *, color: bool = False, with_reference: bool = False) -> str:
     s = _Style(color)
     systems = comparison.systems
     out: list[str] = [s(f"rtbench compare: {wording.heading(comparison)}", "bold")]
+    if not wording.alone(comparison):
+        out += _answer(comparison, s)
+        out += ["", s("Systems", "bold")]
     for system in systems:
         out.extend(_wrap(f"{system.letter}  {system.describe()}", "  "))
+    if comparison.compared:
+        out += ["", s("What is compared", "bold")]
+        for line in comparison.compared:
+            out.extend(_wrap(line, "  "))
     for note in comparison.notes:
         out.extend(_wrap(note, "  "))
     if comparison.warnings:
@@ -182,6 +218,10 @@ def render(comparison: Comparison, *, color: bool = False, with_reference: bool 
             out.extend(_wrap(line, "  "))
         for line in notes:
             out.extend(_wrap("! " + line, "  "))
+    if comparison.details:
+        out += ["", s(wording.DETAILS_TITLE, "bold")]
+        for line in comparison.details:
+            out.extend(_wrap(line, "  "))
     if not wording.alone(comparison):
         out += ["", s("Rules", "bold")]
         for rule in wording.rules(comparison.min_change, comparison.any_exact):

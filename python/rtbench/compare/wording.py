@@ -136,9 +136,23 @@ def value(cell: MetricSummary | None, attribute: str, row: MetricRow, divisor: f
 STAT_HEADERS = ["samples", "min", "median", "avg", "p99", "max", "×median", "×p99"]
 
 
-def stat_cells(row: MetricRow, index: int, divisor: float) -> list[str]:
-    """One system's cells under STAT_HEADERS (ratios to the baseline, index 0)."""
+DETAILS_TITLE = "Other differences (they follow from the systems and machines compared)"
+NOT_COMPARED = "not compared"  # another clock than the baseline's: no test, no ratio
+
+
+def stat_cells(
+    row: MetricRow, index: int, divisor: float, comparison: Comparison | None = None
+) -> list[str]:
+    """One system's cells under STAT_HEADERS (ratios to the baseline, index 0; none
+    for a system timed by another clock than the baseline's)."""
     cell = row.cells[index]
+    if comparison is not None and index > 0 and not comparison.timed_with_base(index):
+        return [
+            "-" if cell is None else f"{cell.count:,}",
+            *(value(cell, k, row, divisor) for k in ("min", "p50", "mean", "p99", "max")),
+            "",
+            "",
+        ]
     return [
         "-" if cell is None else f"{cell.count:,}",
         *(value(cell, k, row, divisor) for k in ("min", "p50", "mean", "p99", "max")),
@@ -328,7 +342,11 @@ def run_notes(comparison: Comparison) -> list[str]:
     if alone(comparison):
         return []
     # Deterministic runs compared exactly have no run-to-run variance to measure.
-    tested = [s for i, s in enumerate(systems) if i > 0 and not comparison.exact_with(i)]
+    tested = [
+        s
+        for i, s in enumerate(systems)
+        if i > 0 and not comparison.exact_with(i) and comparison.timed_with_base(i)
+    ]
     if not tested:
         return []
     if all(s.n_runs == 1 for s in systems):
@@ -369,6 +387,16 @@ def summary_counts(comparison: Comparison) -> list[str]:
     """Per compared system: how many metrics are worse, better, mixed, the same."""
     out = []
     for index, system in enumerate(comparison.systems[1:], start=1):
+        if not comparison.timed_with_base(index):
+            out.append(
+                f"{system.letter} against A: {NOT_COMPARED} (timed by another clock)"
+                + (
+                    f"; FAILS {', '.join(comparison.failing[index])}"
+                    if comparison.failing[index]
+                    else ""
+                )
+            )
+            continue
         counts: dict[str, int] = {}
         for row in comparison.metrics:
             diff = row.differences[index]

@@ -113,8 +113,10 @@ def _firmware(rtos: Rtos) -> Kind:
     options = "".join(f",{o.name}={'|'.join(o.values)}" for o in rtos.options)
     return Kind(
         name=rtos.name,
-        syntax=f"qemu:{rtos.name}-{boards}[,icount=SHIFT{options}]",
-        summary=f"{rtos.display} on an emulated " + " or ".join(b.summary for b in BOARDS.values()),
+        syntax=f"qemu:{rtos.name}-{boards}[,icount=SHIFT|off{options}]",
+        summary=f"{rtos.display} on an emulated "
+        + " or ".join(b.summary for b in BOARDS.values())
+        + " (exact by default: -icount shift=5; icount=off for the host's wall clock)",
         needs=f"{rtos.source_what} in {rtos.source_env} ({rtos.source_url}, tag "
         f"{rtos.tested_release}), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
         "qemu-system-arm",

@@ -13,10 +13,11 @@ The board has one CPU (0). System facts come from the image's
 `/rtbench/<rtos>.json` (the RTOS's release and configuration, the board, CPU and
 counter) and from the sources (their tag, commit and digest). The image holds
 no settings a run would change. Every figure is emulated (TCG); with
-`icount=SHIFT` or `rtbench run --deterministic` (shift DETERMINISTIC_SHIFT) the
-board's clock follows executed instructions, so figures count instructions and
-repeat from run to run. `--trace` follows the code path of the kept samples in
-QEMU's execution log.
+`icount=SHIFT`, and by default (shift DETERMINISTIC_SHIFT, as `rtbench run
+--deterministic`), the board's clock follows executed instructions, so figures
+count instructions and repeat from run to run; `icount=off` keeps the host's
+wall clock (figures of the emulator on this host, never rated by compare).
+`--trace` follows the code path of the kept samples in QEMU's execution log.
 
 Written once for every RTOS: what differs is an `Rtos` (targets.firmware.rtoses).
 Test hook: RTBENCH_FIRMWARE_QEMU names a command (split like a shell would)
@@ -95,7 +96,7 @@ def parse_spec(spec: str) -> tuple[Rtos, Board, int | None, Settings, Settings]:
     allowed = {"icount": None, "config": None, **{o.name: o for o in rtos.options}}
     takes = ", ".join(
         [
-            "icount=SHIFT",
+            "icount=SHIFT|off",
             *(f"{o.name}={'|'.join(o.values)}" for o in rtos.options),
             "config=KEY=VALUE;...",
         ]
@@ -106,14 +107,20 @@ def parse_spec(spec: str) -> tuple[Rtos, Board, int | None, Settings, Settings]:
         if key not in allowed or not sep or key in values:
             raise UsageError(f"Unknown or repeated option '{pair}' for {name} (it takes {takes}).")
         values[key] = value
-    icount: int | None = None
+    # Exact by default: an emulated board's wall clock measures the emulator on
+    # this host, not the RTOS, so without icount= the clock follows instructions
+    # (DETERMINISTIC_SHIFT); icount=off asks for the host's wall clock.
+    icount: int | None = DETERMINISTIC_SHIFT
     if "icount" in values:
         value = values.pop("icount")
-        if not re.fullmatch(r"\d+", value) or int(value) > MAX_SHIFT:
+        if value == "off":
+            icount = None
+        elif not re.fullmatch(r"\d+", value) or int(value) > MAX_SHIFT:
             raise UsageError(
-                f"The option icount={value} must be a whole number from 0 to {MAX_SHIFT}."
+                f"The option icount={value} must be off or a whole number from 0 to {MAX_SHIFT}."
             )
-        icount = int(value)
+        else:
+            icount = int(value)
     options: list[tuple[str, str]] = []
     for option in rtos.options:
         value = values.get(option.name, option.default)
@@ -212,6 +219,12 @@ class FirmwareTarget(QemuBase):
         self.rtos = rtos
         self.board = board
         self.icount = icount
+        # how the clock was chosen, as the result records it: "default" (exact,
+        # DETERMINISTIC_SHIFT), "given" (icount=SHIFT) or "off" (icount=off)
+        given = re.search(r"(^|,)icount=([^,]*)", spec)
+        self.icount_choice = (
+            "default" if given is None else ("off" if given.group(2) == "off" else "given")
+        )
         self.options = options
         self.settings = settings
         self.boot_timeout_s = BOOT_TIMEOUT_S
@@ -277,7 +290,11 @@ class FirmwareTarget(QemuBase):
         self._boot(say)
 
     def boot_message(self) -> str:
-        mode = f", deterministic: -icount shift={self.icount}" if self.icount is not None else ""
+        mode = (
+            f", deterministic: -icount shift={self.icount}"
+            if self.icount is not None
+            else ", wall clock (icount=off)"
+        )
         return f"Booting {self.rtos.display} on {self.board.name} (QEMU, TCG{mode})..."
 
     # ---- what the runner asks ---------------------------------------------------
@@ -385,6 +402,7 @@ class FirmwareTarget(QemuBase):
             "accel": "tcg",
             "emulated": True,
             "icount_shift": self.icount,
+            "icount_choice": self.icount_choice,
             "deterministic": deterministic_info(self.icount),
             "cpus": 1,
             "boots": self.boots,
