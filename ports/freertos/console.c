@@ -118,8 +118,14 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 		RTB_FW_CFG(configIDLE_SHOULD_YIELD),
 		RTB_FW_CFG(configUSE_TIMERS),
 		RTB_FW_CFG(configUSE_EVENT_GROUPS),
+#ifdef configMAX_API_CALL_INTERRUPT_PRIORITY
+		RTB_FW_CFG(configMAX_API_CALL_INTERRUPT_PRIORITY),
+		RTB_FW_CFG(configUNIQUE_INTERRUPT_PRIORITIES),
+		RTB_FW_CFG(configUSE_TASK_FPU_SUPPORT),
+#else
 		RTB_FW_CFG(configKERNEL_INTERRUPT_PRIORITY),
 		RTB_FW_CFG(configMAX_SYSCALL_INTERRUPT_PRIORITY),
+#endif
 		RTB_FW_CFG(configCPU_CLOCK_HZ),
 	};
 	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"%s\",",

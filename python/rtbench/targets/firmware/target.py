@@ -227,6 +227,7 @@ class FirmwareTarget(QemuBase):
         """The execution log of the running image (after `open`)."""
         assert self.image is not None
         board = self.board
+        assert board.counter_reads is not None  # tracing() refuses a board without
         return ExecLog(
             lambda: self.machine.folder if self.machine is not None else None,
             board.counter_reads,
@@ -249,6 +250,10 @@ class FirmwareTarget(QemuBase):
     def tracing(self) -> Tracing | None:
         from rtbench.targets.tracing import CodePathTracing  # noqa: PLC0415
 
+        if self.board.counter_reads is None:
+            raise UsageError(
+                f"--trace is not available on {self.board.name} yet: {self.board.no_trace}."
+            )
         return CodePathTracing(self.use_exec_log, self.exec_log)
 
     def render_snapshot(self, snap: dict[str, Any], cavs: list[dict[str, str]]) -> str:
@@ -347,7 +352,7 @@ class FirmwareTarget(QemuBase):
         return {
             "emulator": self.board.qemu,
             "accel": "tcg",
-            "accel_reason": "a Cortex-M board is always emulated",
+            "accel_reason": "an emulated RTOS board (TCG): no host CPU runs its code",
             "icount_shift": self.icount,
         }
 
