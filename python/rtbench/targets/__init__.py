@@ -109,12 +109,13 @@ def _firmware(rtos: Rtos) -> Kind:
         reason: str | None = loaded().ready(rtos)
         return reason
 
-    boards = "|".join(BOARDS)
+    boards = "|".join(rtos.boards)
     options = "".join(f",{o.name}={'|'.join(o.values)}" for o in rtos.options)
     return Kind(
         name=rtos.name,
         syntax=f"qemu:{rtos.name}-{boards}[,icount=SHIFT{options}]",
-        summary=f"{rtos.display} on an emulated " + " or ".join(b.summary for b in BOARDS.values()),
+        summary=f"{rtos.display} on an emulated "
+        + " or ".join(BOARDS[b].summary for b in rtos.boards),
         needs=f"{rtos.source_what} in {rtos.source_env} ({rtos.source_url}, tag "
         f"{rtos.tested_release}), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
         "qemu-system-arm",

@@ -28,6 +28,7 @@ def _freertos_release(path: Path) -> Release:
 
 FREERTOS = Rtos(
     name="freertos",
+    boards=("mps2-an385", "virt-a7"),
     display="FreeRTOS",
     source_env="FREERTOS_KERNEL_PATH",
     source_what="a FreeRTOS-Kernel checkout",

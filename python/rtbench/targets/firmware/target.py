@@ -67,14 +67,15 @@ def split_name(spec: str) -> tuple[Rtos, Board] | None:
     name = spec.removeprefix("qemu:").split(",", 1)[0]
     for rtos in RTOSES.values():
         if name.startswith(rtos.name + "-"):
-            board = BOARDS.get(name.removeprefix(rtos.name + "-"))
+            board_name = name.removeprefix(rtos.name + "-")
+            board = BOARDS.get(board_name) if board_name in rtos.boards else None
             return (rtos, board) if board is not None else None
     return None
 
 
 def names(rtos: Rtos) -> str:
     """`qemu:freertos-mps2-an385` for each board."""
-    return ", ".join(f"qemu:{rtos.name}-{b}" for b in BOARDS)
+    return ", ".join(f"qemu:{rtos.name}-{b}" for b in rtos.boards)
 
 
 Settings = tuple[tuple[str, str], ...]
