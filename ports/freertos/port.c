@@ -102,8 +102,9 @@ static struct rtb_port_setting settings[] = {
 	{"run-time stats", NULL, "configGENERATE_RUN_TIME_STATS"},
 	{"asserts", NULL, "configASSERT"},
 	{"stack check", stack_text, "configCHECK_FOR_STACK_OVERFLOW"},
-#ifdef configUSE_TASK_FPU_SUPPORT
-	/* a Cortex-A kernel port: what a switch and an interrupt save */
+#ifdef BOARD_GICD_BASE
+	/* a Cortex-A kernel port (FreeRTOSConfig.h's section for a board with a
+	 * GIC): what a switch and an interrupt save */
 	{"FPU context", FRT_FPU_CONTEXT, "configUSE_TASK_FPU_SUPPORT"},
 #endif
 };
