@@ -20,7 +20,6 @@
 #define GICC_CTLR 0x00u
 #define GICC_PMR 0x04u
 #define GICC_BPR 0x08u
-#define GIC_SPURIOUS 1023u
 #define GIC_FIRST_SPI 32u
 
 /* PL011 registers */
@@ -243,7 +242,7 @@ void board_irq_handler(uint32_t iar)
 		tick_handler();
 	else if (intid == BOARD_UART0_IRQ)
 		uart0_rx_handler();
-	else if (intid != GIC_SPURIOUS)
+	else if (intid != BOARD_GIC_SPURIOUS)
 		rtb_fw_fatal("unexpected interrupt, INTID", intid);
 }
 

@@ -11,7 +11,8 @@
  *
  * What the board needs from the RTOS port, in return: rtb_fw_rtos.h (the
  * names of the RTOS's exception handlers the vector table installs,
- * RTB_FW_SWI_HANDLER and RTB_FW_IRQ_HANDLER, its tick handler
+ * RTB_FW_SWI_HANDLER and RTB_FW_IRQ_HANDLER, and RTB_FW_FIQ_HANDLER when it
+ * has one, its tick handler
  * RTB_FW_TICK_HANDLER, the interrupt priority from which the RTOS may be
  * called, and RTB_FW_ISR_ENTER()/RTB_FW_ISR_EXIT() for the console's
  * receive interrupt), and rtb_fw_timer_isr() below.
@@ -45,6 +46,24 @@ void board_tick_start(uint32_t hz);
 /* An interrupt the RTOS's entry acknowledged (the GIC's IAR value): its
  * device's handler. The RTOS writes the end of interrupt afterwards. */
 void board_irq_handler(uint32_t iar);
+
+/* For an RTOS whose interrupt entry leaves the GIC to the application:
+ * acknowledge the most urgent pending interrupt (GICC_IAR; 1023 when none
+ * is), and end it once handled (GICC_EOIR; nothing for 1023). */
+#define BOARD_GICC_IAR (BOARD_GICC_BASE + 0x0Cu)
+#define BOARD_GICC_EOIR (BOARD_GICC_BASE + 0x10u)
+#define BOARD_GIC_SPURIOUS 1023u
+
+static inline uint32_t board_irq_acknowledge(void)
+{
+	return *(volatile uint32_t *)(uintptr_t)BOARD_GICC_IAR;
+}
+
+static inline void board_irq_end(uint32_t iar)
+{
+	if ((iar & 0x3FFu) != BOARD_GIC_SPURIOUS)
+		*(volatile uint32_t *)(uintptr_t)BOARD_GICC_EOIR = iar;
+}
 
 /* Raise source n's software interrupt: GICD_SGIR, to the requesting CPU
  * only (target list filter 2). The DSB completes the write and the ISB

@@ -8,7 +8,8 @@
  * is installed (VBAR), and every mode gets its stack. Then .bss is cleared,
  * the thread pointer set for picolibc's thread-local data, and main() runs
  * in SVC mode. The RTOS's own handlers (its supervisor call and interrupt
- * entry, named by the port's rtb_fw_rtos.h) are in the table directly.
+ * entry, and its FIQ entry when it has one, named by the port's
+ * rtb_fw_rtos.h) are in the table directly.
  */
 #include <stdint.h>
 
@@ -29,21 +30,27 @@ void ca_data_abort_handler(void);
 void ca_unexpected_handler(void);
 void _set_tls(void *tls);
 
+/* An RTOS without an FIQ entry of its own: an unexpected exception. */
+#ifndef RTB_FW_FIQ_HANDLER
+#define RTB_FW_FIQ_HANDLER ca_unexpected_handler
+#endif
+
 /* ARM-state branches: the table is 32-byte aligned for VBAR. */
+#define VECTOR(handler) "\tb " STR(handler) "\n"
+#define VECTORS_ENTRIES                   \
+	VECTOR(reset_handler)             \
+	VECTOR(ca_undef_handler)          \
+	VECTOR(RTB_FW_SWI_HANDLER)        \
+	VECTOR(ca_prefetch_abort_handler) \
+	VECTOR(ca_data_abort_handler)     \
+	VECTOR(ca_unexpected_handler)     \
+	VECTOR(RTB_FW_IRQ_HANDLER)        \
+	VECTOR(RTB_FW_FIQ_HANDLER)
 __asm(".section .vectors, \"ax\", %progbits\n"
       ".arm\n"
       ".balign 32\n"
       ".global vectors\n"
-      "vectors:\n"
-      "\tb reset_handler\n"
-      "\tb ca_undef_handler\n"
-      "\tb " STR(RTB_FW_SWI_HANDLER) "\n"
-				     "\tb ca_prefetch_abort_handler\n"
-				     "\tb ca_data_abort_handler\n"
-				     "\tb ca_unexpected_handler\n"
-				     "\tb " STR(RTB_FW_IRQ_HANDLER) "\n"
-								    "\tb ca_unexpected_handler\n"
-								    ".text\n");
+      "vectors:\n" VECTORS_ENTRIES ".text\n");
 
 __attribute__((naked, section(".text.reset"))) void reset_handler(void)
 {

@@ -127,6 +127,7 @@ def _ucos3_release(path: Path) -> Release:
 
 UCOS3 = Rtos(
     name="ucos3",
+    boards=("mps2-an385", "virt-a7"),
     display="uC/OS-III",
     source_env="UCOS3_PATH",
     source_what="a folder holding uC-OS3, uC-CPU and uC-LIB side by side",
