@@ -186,6 +186,7 @@ def _threadx_release(path: Path) -> Release:
 
 THREADX = Rtos(
     name="threadx",
+    boards=("mps2-an385", "virt-a7"),
     display="ThreadX",
     source_env="THREADX_PATH",
     source_what="an Eclipse ThreadX checkout",
