@@ -93,7 +93,7 @@ static struct rtb_port_info info = {
 	.os = "uC/OS-III",
 	.os_release = "",
 	.libc = RTB_BUILD_LIBC,
-	RTB_FW_BOARD_INFO(", bracketed by OSIntEnter/OSIntExit,"),
+	RTB_FW_BOARD_INFO(UCOS3_ISR_BRACKET),
 	.caps = CAPS,
 	.prio_max = UCOS3_PRIO_MAX,
 	.os_settings = UCOS3_SETTINGS,

@@ -37,6 +37,9 @@ void ucos3_tick_isr(void);
 #define RTB_FW_TICK_PRIO 0xE0u
 #define RTB_FW_ISR_ENTER() ((void)0)
 #define RTB_FW_ISR_EXIT() ((void)0)
+/* The bracket, as the port info names it around the scenario's handler. */
+#define UCOS3_ISR_BRACKET \
+	", inside the kernel's interrupt entry (OSIntNestingCtr counted, then OSIntExit),"
 
 /* The tick: the board's virtual timer at OS_CFG_TICK_RATE_HZ. */
 #define UCOS3_TICK_START() board_tick_start(OS_CFG_TICK_RATE_HZ)

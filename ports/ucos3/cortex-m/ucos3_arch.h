@@ -31,6 +31,8 @@ void OSIntExit(void);
 /* The bracket of a handler that calls the kernel (ucos3_isr_enter: port.c). */
 #define RTB_FW_ISR_ENTER() ucos3_isr_enter()
 #define RTB_FW_ISR_EXIT() OSIntExit()
+/* The bracket, as the port info names it around the scenario's handler. */
+#define UCOS3_ISR_BRACKET ", bracketed by OSIntEnter/OSIntExit,"
 
 /* The tick: SysTick at OS_CFG_TICK_RATE_HZ from the board's clock. */
 #define UCOS3_TICK_START() OS_CPU_SysTickInitFreq(BOARD_CPU_HZ)
