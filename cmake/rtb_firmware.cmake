@@ -7,8 +7,17 @@
 # which builds rtbench-<rtos>-<board>.elf from the core and scenarios, the
 # port, the shared serial protocol and console (ports/common), the board
 # (ports/boards/<board>/board.cmake) and its architecture
-# (ports/arch/<arch>/arch.cmake). RTB_BOARD chooses the board.
+# (ports/arch/<arch>/arch.cmake). RTB_BOARD chooses the board; its
+# board.cmake is read here, so that a port.cmake knows the board's
+# architecture (RTB_BOARD_ARCH) before it builds its kernel.
 set(RTB_BOARD "mps2-an385" CACHE STRING "Board folder under ports/boards/")
+set(RTB_BOARD_DIR ${PROJECT_SOURCE_DIR}/ports/boards/${RTB_BOARD})
+if(NOT EXISTS ${RTB_BOARD_DIR}/board.cmake)
+  message(FATAL_ERROR "RTB_BOARD=${RTB_BOARD}: no ports/boards/${RTB_BOARD}/board.cmake")
+endif()
+include(${RTB_BOARD_DIR}/board.cmake)
+set(RTB_ARCH_DIR ${PROJECT_SOURCE_DIR}/ports/arch/${RTB_BOARD_ARCH})
+include(${RTB_ARCH_DIR}/arch.cmake)
 # The linker map (<image>.map) names the object file of every input section, and
 # compile_commands.json the source file of every object: together they say, for
 # each function of the image, which source it was compiled from (the code path
@@ -17,13 +26,8 @@ set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 
 function(rtb_add_firmware rtos)
   cmake_parse_arguments(PARSE_ARGV 1 fw "" "KERNEL" "SOURCES;INCLUDES")
-  set(board_dir ${PROJECT_SOURCE_DIR}/ports/boards/${RTB_BOARD})
-  if(NOT EXISTS ${board_dir}/board.cmake)
-    message(FATAL_ERROR "RTB_BOARD=${RTB_BOARD}: no ports/boards/${RTB_BOARD}/board.cmake")
-  endif()
-  include(${board_dir}/board.cmake)
-  set(arch_dir ${PROJECT_SOURCE_DIR}/ports/arch/${RTB_BOARD_ARCH})
-  include(${arch_dir}/arch.cmake)
+  set(board_dir ${RTB_BOARD_DIR})
+  set(arch_dir ${RTB_ARCH_DIR})
   set(port_dir ${PROJECT_SOURCE_DIR}/ports/${rtos})
   set(common_dir ${PROJECT_SOURCE_DIR}/ports/common)
   set(includes ${fw_INCLUDES} ${port_dir} ${arch_dir} ${board_dir})
@@ -34,7 +38,7 @@ function(rtb_add_firmware rtos)
 
   add_library(rtb_port_${rtos} STATIC ${fw_SOURCES}
     ${common_dir}/ipc_none.c ${common_dir}/serial_proto.c ${common_dir}/error_text.c
-    ${common_dir}/fw_console.c
+    ${common_dir}/fw_console.c ${common_dir}/fw_port.c
     ${RTB_ARCH_SOURCES} ${RTB_BOARD_SOURCES})
   target_include_directories(rtb_port_${rtos} PUBLIC ${includes})
   target_include_directories(rtb_port_${rtos} PRIVATE ${common_dir})

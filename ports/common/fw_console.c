@@ -18,6 +18,7 @@
 #include "fw_console.h"
 
 #include "board.h"
+#include "fw_arch.h"
 #include "rtb/core.h"
 #include "serial_proto.h"
 
@@ -99,8 +100,8 @@ size_t rtb_fw_facts_board(char *buf, size_t len)
 		buf, len,
 		"\"board\":\"%s\",\"cpu\":\"%s\",\"cpu_hz\":%lu,\"counter\":{\"name\":\"%s\","
 		"\"hz\":%lu,\"bits\":64}",
-		BOARD_NAME, BOARD_CPU, (unsigned long)BOARD_CPU_HZ, BOARD_COUNTER_NAME,
-		(unsigned long)BOARD_COUNTER_HZ);
+		BOARD_NAME, BOARD_CPU, (unsigned long)BOARD_CPU_HZ, RTB_FW_COUNTER_NAME,
+		(unsigned long)RTB_FW_COUNTER_HZ);
 }
 
 size_t rtb_fw_facts_config(char *buf, size_t len, const struct rtb_fw_cfg *cfg, size_t n)

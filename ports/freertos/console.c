@@ -10,6 +10,7 @@
 #include "port_freertos.h"
 
 #include "board.h"
+#include "fw_arch.h"
 #include "fw_console.h"
 #include "rtb/core.h"
 #include "semphr.h"
@@ -21,7 +22,7 @@ static SemaphoreHandle_t write_lock;
  * interrupt handler or before the scheduler. */
 static inline bool lock_usable(void)
 {
-	return write_lock != NULL && !cm_in_isr() &&
+	return write_lock != NULL && !rtb_fw_in_isr() &&
 	       xTaskGetSchedulerState() == taskSCHEDULER_RUNNING;
 }
 
@@ -117,12 +118,18 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 		RTB_FW_CFG(configIDLE_SHOULD_YIELD),
 		RTB_FW_CFG(configUSE_TIMERS),
 		RTB_FW_CFG(configUSE_EVENT_GROUPS),
+#ifdef configMAX_API_CALL_INTERRUPT_PRIORITY
+		RTB_FW_CFG(configMAX_API_CALL_INTERRUPT_PRIORITY),
+		RTB_FW_CFG(configUNIQUE_INTERRUPT_PRIORITIES),
+		RTB_FW_CFG(configUSE_TASK_FPU_SUPPORT),
+#else
 		RTB_FW_CFG(configKERNEL_INTERRUPT_PRIORITY),
 		RTB_FW_CFG(configMAX_SYSCALL_INTERRUPT_PRIORITY),
+#endif
 		RTB_FW_CFG(configCPU_CLOCK_HZ),
 	};
-	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"GCC/ARM_CM3\",",
-			   tskKERNEL_VERSION_NUMBER);
+	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"%s\",",
+			   tskKERNEL_VERSION_NUMBER, FRT_KERNEL_PORT);
 	n += rtb_fw_facts_board(json + n, len - n);
 	n += rtb_fmt(json + n, len - n, ",\"heap\":{\"scheme\":\"heap_4\",\"total_bytes\":%lu},",
 		     (unsigned long)configTOTAL_HEAP_SIZE);
@@ -147,7 +154,7 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 		     "blocks merged\"%s},\"unsupported\":{\"mutex_ceiling\":\"FreeRTOS has no "
 		     "priority ceiling protocol\"%s,\"ipc\":\"signals, System V semaphores and "
 		     "POSIX message queues are POSIX services, not FreeRTOS ones\","
-		     "\"cache_flush\":\"the Cortex-M3 has no data cache\"},\"not_ported\":{"
+		     "\"cache_flush\":\"" RTB_FW_CACHE_NOTE "\"},\"not_ported\":{"
 		     "\"suspend_other\":\"FreeRTOS has vTaskSuspend; rtbench's port does not "
 		     "implement suspending another task\"}}",
 		     FRT_TIME_SLICED ? rr_sliced : "", FRT_TIME_SLICED ? "" : rr_none);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rtbench FreeRTOS port: the port contract on the FreeRTOS kernel, on a
- * Cortex-M (arch/cortex-m/) of one board (boards/<board>/).
+ * rtbench FreeRTOS port: the port contract on the FreeRTOS kernel, on one
+ * board (boards/<board>/) of a Cortex-M or Cortex-A (arch/<arch>/; the
+ * kernel port ARM_CM3 or ARM_CA9, port.cmake).
  *
  * Design. Threads are FreeRTOS tasks (xTaskCreate); relative priority p is
  * native p + 1, from 0 (just above the idle task) to configMAX_PRIORITIES - 3,
@@ -78,6 +79,15 @@
 
 static char tick_text[24], stack_text[16];
 
+#if defined(configUSE_TASK_FPU_SUPPORT) && configUSE_TASK_FPU_SUPPORT == 2
+#define FRT_FPU_CONTEXT                                                                         \
+	"every task (D0-D31 and FPSCR saved at each switch); interrupt handlers run with them " \
+	"saved"
+#elif defined(configUSE_TASK_FPU_SUPPORT)
+#define FRT_FPU_CONTEXT \
+	"tasks that call vPortTaskUsesFPU(); interrupt handlers run with D0-D31 and FPSCR saved"
+#endif
+
 /* What changes the measured paths or behaviour (judged from tasks.c and the
  * Cortex-M3 port): the tick (sleeps, timeouts, the slice), preemption and
  * time slicing (who runs), the task selection (every switch), tickless idle
@@ -92,6 +102,11 @@ static struct rtb_port_setting settings[] = {
 	{"run-time stats", NULL, "configGENERATE_RUN_TIME_STATS"},
 	{"asserts", NULL, "configASSERT"},
 	{"stack check", stack_text, "configCHECK_FOR_STACK_OVERFLOW"},
+#ifdef BOARD_GICD_BASE
+	/* a Cortex-A kernel port (FreeRTOSConfig.h's section for a board with a
+	 * GIC): what a switch and an interrupt save */
+	{"FPU context", FRT_FPU_CONTEXT, "configUSE_TASK_FPU_SUPPORT"},
+#endif
 };
 
 static void config_texts(void)

@@ -11,6 +11,7 @@
  * writes, the records' path included, are serialised by a
  * priority-inheritance mutex.
  */
+#include "fw_arch.h"
 #include "fw_console.h"
 #include "port_threadx.h"
 #include "rtb/core.h"
@@ -29,7 +30,7 @@ static volatile bool ready; /* the objects exist and the scheduler runs */
 /* The lock exists and the scheduler runs, and this is a thread. */
 static bool lock_usable(void)
 {
-	return ready && !cm_in_isr();
+	return ready && !rtb_fw_in_isr();
 }
 
 /* The records' path (fw_console.h says why it is the port's). */
@@ -86,7 +87,8 @@ void rtb_fw_os_runner_wait(void)
  *    of every TX_TIMER_ENTRIES ticks: a tick that moves the wheel past its
  *    last slot takes a few more instructions), not merely the next one;
  *  - reached from a thread that spins with interrupts open, not from
- *    ThreadX's idle wait in PendSV, which opens them for one instruction a
+ *    ThreadX's idle wait (in PendSV on the Cortex-M, in the scheduler's
+ *    loop on the Cortex-A), which opens them for one instruction a
  *    loop: there the tick would be taken up to a loop later, depending on
  *    where the loop was, which depends on when the command came. The runner
  *    waits at native priority TXP_PRIO_TICK_WAIT above the spinner, so the
@@ -125,6 +127,7 @@ const char *rtb_fw_os_facts_path(void)
 static void console_entry(ULONG arg)
 {
 	(void)arg;
+	TXP_THREAD_START();
 	ready = true; /* the console runs first: it is the most urgent thread */
 	rtb_fw_console_main();
 }
@@ -132,12 +135,13 @@ static void console_entry(ULONG arg)
 static void runner_entry(ULONG arg)
 {
 	(void)arg;
+	TXP_THREAD_START();
 	rtb_fw_runner_main();
 }
 
 static void spinner_entry(ULONG arg)
 {
-	(void)arg;
+	(void)arg; /* no TXP_THREAD_START(): it runs nothing but this loop */
 	for (;;)
 		__asm volatile("nop");
 }

@@ -4,13 +4,15 @@
  * per source (board.h), raised from software on the board's spare line
  * beside it when fired with delay 0 (fw_port.h). The board's handler clears
  * the timer (the spare line's has nothing to clear) and calls
- * rtb_fw_timer_isr(), which calls the scenario's handler. On ThreadX's
- * Cortex-M3 port a handler that calls ThreadX needs no bracket:
- * _tx_thread_context_save and _tx_thread_context_restore are empty there
- * (ThreadX reads IPSR to know it runs in a handler), and a service that
- * makes a more urgent thread ready pends PendSV, the lowest exception, which
- * switches once the handler returns. The target thread is not used: on one
- * CPU the interrupt preempts whatever runs.
+ * rtb_fw_timer_isr(), which calls the scenario's handler. It adds no
+ * bracket of its own (txp_arch.h): on ThreadX's Cortex-M3 port
+ * _tx_thread_context_save and _tx_thread_context_restore are empty (ThreadX
+ * reads IPSR to know it runs in a handler), and a service that makes a more
+ * urgent thread ready pends PendSV, the lowest exception, which switches
+ * once the handler returns; on its Cortex-A port the IRQ entry
+ * (txp_irq.S) is that bracket, and _tx_thread_context_restore switches. The
+ * target thread is not used: on one CPU the interrupt preempts whatever
+ * runs.
  *
  * The source itself, the table of the board's timers, the dispatch,
  * periodic mode and the counts of generated, serviced and lost interrupts:
@@ -37,9 +39,9 @@ int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq
 	if (irq == NULL)
 		return RTB_E_NOMEM;
 	*irq = (struct rtb_irq){.handler = handler, .arg = arg};
-	uint32_t m = cm_irq_save();
+	uint32_t m = rtb_fw_irq_save();
 	bool claimed = rtb_fw_irq_claim(irq);
-	cm_irq_restore(m);
+	rtb_fw_irq_restore(m);
 	if (!claimed) {
 		txp_free(irq);
 		return RTB_E_NOMEM; /* every timer of the board has a source */
@@ -51,9 +53,9 @@ int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq
 int rtb_port_irq_delete(struct rtb_irq *irq)
 {
 	board_timer_stop(irq->timer);
-	uint32_t m = cm_irq_save();
+	uint32_t m = rtb_fw_irq_save();
 	rtb_fw_irq_release(irq);
-	cm_irq_restore(m);
+	rtb_fw_irq_restore(m);
 	txp_free(irq);
 	return RTB_OK;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rtbench ThreadX port: the port contract on Eclipse ThreadX, built with its
- * Cortex-M3 GNU port, on a board of ports/boards/ (arch/cortex-m/).
+ * Cortex-M3 or Cortex-A7 GNU port (port.cmake), on a board of ports/boards/
+ * (arch/<arch>/; what differs between them: txp_arch.h in
+ * ports/threadx/<arch>/).
  *
  * Design. Threads are ThreadX threads whose control block and stack come in
  * one block of the image's byte pool. ThreadX's priority 0 is the most
@@ -31,15 +33,17 @@
  * contract's fixed-size block pools are ThreadX block pools carved from it.
  * The interrupt source is a board hardware timer (raised from software on a
  * spare interrupt line when fired with delay 0) whose handler calls the
- * scenario's handler directly: on this Cortex-M port an interrupt handler
+ * scenario's handler directly: on the Cortex-M port an interrupt handler
  * needs no _tx_thread_context_save/restore bracket (both are empty there),
- * and a put from it pends PendSV, which switches once the handler returns.
+ * and a put from it pends PendSV, which switches once the handler returns;
+ * on the Cortex-A port the IRQ entry is that bracket (txp_irq.S).
  * Periodic mode counts an expiry whose interrupt never ran as lost. The
- * counter is a board timer of known frequency extended to 64 bits (the DWT
- * cycle counter is not modelled by QEMU); time_ns is derived from it, sleeps
- * are tx_thread_sleep to the tick at or after the deadline. Not claimed:
- * the priority ceiling, the POSIX IPC channels, cache flush (no data
- * cache).
+ * counter is the architecture's (fw_counter.h: on the Cortex-M3 a board
+ * timer of known frequency extended to 64 bits, the DWT cycle counter not
+ * being modelled by QEMU); time_ns is derived from it, sleeps are
+ * tx_thread_sleep to the tick at or after the deadline. Not claimed: the
+ * priority ceiling, the POSIX IPC channels, cache flush
+ * (RTB_FW_CACHE_NOTE).
  */
 #include "port_threadx.h"
 
@@ -62,6 +66,19 @@
 
 TX_BYTE_POOL txp_pool;
 
+/* A ThreadX port that saves the VFP/NEON unit (a Cortex-A's) says what it
+ * saves in the results' os_config (txp_arch.h). */
+#ifdef TXP_FPU_CONTEXT
+static const struct rtb_port_setting os_settings[] = {
+	{"FPU context", TXP_FPU_CONTEXT, TXP_FPU_CONTEXT_FROM},
+};
+#define TXP_SETTINGS os_settings
+#define TXP_NSETTINGS RTB_ARRAY_SIZE(os_settings)
+#else
+#define TXP_SETTINGS NULL
+#define TXP_NSETTINGS 0u
+#endif
+
 static struct rtb_port_info info = {
 	.port = "threadx",
 	.os = "ThreadX",
@@ -70,6 +87,8 @@ static struct rtb_port_info info = {
 	RTB_FW_BOARD_INFO(""),
 	.caps = CAPS,
 	.prio_max = TXP_PRIO_MAX,
+	.os_settings = TXP_SETTINGS,
+	.os_nsettings = TXP_NSETTINGS,
 };
 
 const char *rtb_port_strerror(int err)
@@ -365,7 +384,7 @@ static size_t setting_json(char *buf, size_t len, const struct setting *s)
  * this build, and every configuration setting that changes a figure. */
 size_t rtb_fw_os_facts(char *buf, size_t len)
 {
-	size_t n = rtb_fmt(buf, len, "{\"kernel\":\"ThreadX %s\",\"port\":\"cortex_m3/gnu\",",
+	size_t n = rtb_fmt(buf, len, "{\"kernel\":\"ThreadX %s\",\"port\":\"" TXP_KERNEL_PORT "\",",
 			   TXP_VERSION);
 	n += rtb_fw_facts_board(buf + n, len - n);
 	n += rtb_fmt(
@@ -396,6 +415,6 @@ size_t rtb_fw_os_facts(char *buf, size_t len)
 			     "\"unsupported\":{\"mutex_ceiling\":\"ThreadX has no priority "
 			     "ceiling protocol\",\"ipc\":\"signals, System V semaphores and "
 			     "POSIX message queues are POSIX services, not ThreadX ones\","
-			     "\"cache_flush\":\"the Cortex-M3 has no data cache\"}}");
+			     "\"cache_flush\":\"" RTB_FW_CACHE_NOTE "\"}}");
 	return n < len ? n : len - 1;
 }

@@ -6,6 +6,7 @@
 #include "board.h"
 #include "rtb_port.h"
 #include "tx_api.h"
+#include "txp_arch.h"
 
 /* The port's settings, for a tx_user.h that does not set them (see
  * config/tx_user.h). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ThreadX port: the counter read the core inlines, the board's free-running
- * timer turned into a 64-bit up-count by the Cortex-M code (cm.h). The same
+ * timer turned into a 64-bit up-count by the architecture's code (fw_counter.h). The same
  * read as every other firmware port on the board, so figures compare.
  */
 #ifndef RTB_PORT_INLINE_H
@@ -9,12 +9,11 @@
 
 #include <stdint.h>
 
-#include "board_config.h"
-#include "cm.h"
+#include "fw_counter.h"
 
 static inline uint64_t rtb_port_counter_read(void)
 {
-	return cm_counter_read(BOARD_COUNTER_VALUE_ADDR);
+	return RTB_FW_COUNTER_READ();
 }
 
 #endif /* RTB_PORT_INLINE_H */

@@ -8,13 +8,15 @@
  * Suspend and resume are ThreadX's own, plus a count of resumes that came
  * while the thread was not suspended, so that such a resume is remembered
  * as the contract asks. The count is read and the thread suspended with
- * interrupts masked: no other thread (a switch is a PendSV interrupt) and
- * no handler can run between the two. ThreadX's Cortex-M port takes the
- * pended switch when the mask is lifted (inside the service, which opens
- * the mask for that, or at the port's restore).
+ * interrupts masked: no other thread and no handler can run between the
+ * two. ThreadX's Cortex-M port takes the pended switch (PendSV) when the
+ * mask is lifted (inside the service, which opens the mask for that, or at
+ * the port's restore); its Cortex-A port switches inside the service
+ * (_tx_thread_system_return), the mask saved with the thread's context.
  */
 #include "port_threadx.h"
 
+#include "fw_arch.h"
 #include "rtb/core.h"
 
 struct rtb_thread {
@@ -32,6 +34,7 @@ static void trampoline(ULONG arg)
 {
 	struct rtb_thread *t = (struct rtb_thread *)(uintptr_t)arg;
 
+	TXP_THREAD_START();
 	t->fn(t->arg);
 	rtb_port_thread_exit();
 }
@@ -76,10 +79,10 @@ int rtb_port_thread_start(struct rtb_thread *t)
 {
 	if (t == NULL || t->started)
 		return RTB_E_INVALID;
-	uint32_t m = cm_irq_save();
+	uint32_t m = rtb_fw_irq_save();
 	t->started = true;
 	UINT rc = tx_thread_resume(&t->tx);
-	cm_irq_restore(m);
+	rtb_fw_irq_restore(m);
 	return rc == TX_SUCCESS ? RTB_OK : RTB_E_OS;
 }
 
@@ -106,14 +109,14 @@ int rtb_port_thread_suspend_self(void)
 
 	if (t == NULL)
 		return RTB_E_INVALID; /* nobody could resume it */
-	uint32_t m = cm_irq_save();
+	uint32_t m = rtb_fw_irq_save();
 	if (t->resumes > 0) {
 		t->resumes--;
 	} else if (tx_thread_suspend(&t->tx) != TX_SUCCESS) {
-		cm_irq_restore(m);
+		rtb_fw_irq_restore(m);
 		return RTB_E_OS;
 	}
-	cm_irq_restore(m);
+	rtb_fw_irq_restore(m);
 	return RTB_OK;
 }
 
@@ -130,7 +133,7 @@ int rtb_port_thread_resume(struct rtb_thread *t)
 
 	if (t == NULL)
 		return RTB_E_INVALID;
-	uint32_t m = cm_irq_save();
+	uint32_t m = rtb_fw_irq_save();
 	/* Suspended (or to be, once its current wait ends: a delayed
 	 * suspension), and started: resume it. Otherwise remember. */
 	if (t->started &&
@@ -138,7 +141,7 @@ int rtb_port_thread_resume(struct rtb_thread *t)
 		rc = tx_thread_resume(&t->tx);
 	else
 		t->resumes++;
-	cm_irq_restore(m);
+	rtb_fw_irq_restore(m);
 	return rc == TX_SUCCESS || rc == TX_SUSPEND_LIFTED ? RTB_OK : RTB_E_OS;
 }
 

@@ -8,13 +8,16 @@
  * runner at the scenarios' lowest, woken by a semaphore of its own (its task
  * semaphore is the contract's suspend/resume of the thread that called
  * rtb_port_init()). Console writes are serialised by an OSMutex (an OSSem
- * when the build has no mutexes). The console task starts the tick: SysTick
- * at OS_CFG_TICK_RATE_HZ from the board's clock. The facts file is
+ * when the build has no mutexes). The console task starts the tick at
+ * OS_CFG_TICK_RATE_HZ: SysTick on a Cortex-M, the board's timer on a
+ * Cortex-A (UCOS3_TICK_START, ucos3_arch.h). The facts file is
  * /rtbench/ucos3.json.
  */
 #include "port_ucos3.h"
 
+#include "fw_arch.h"
 #include "fw_console.h"
+#include "rtb_fw_rtos.h"
 #include "rtb/core.h"
 
 #define CONSOLE_WORDS (UCOS3_CONSOLE_STACK_BYTES / sizeof(CPU_STK))
@@ -42,7 +45,7 @@ static bool write_lock_created;
 static bool lock_usable(void)
 {
 	return write_lock_created && OSRunning == OS_STATE_OS_RUNNING && OSIntNestingCtr == 0 &&
-	       OSSchedLockNestingCtr == 0 && !cm_in_isr();
+	       OSSchedLockNestingCtr == 0 && !rtb_fw_in_isr();
 }
 
 bool rtb_fw_os_lock(void)
@@ -179,11 +182,10 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 		RTB_FW_CFG(OS_CFG_MEM_EN),
 		RTB_FW_CFG(OS_CFG_MSG_POOL_SIZE),
 		RTB_FW_CFG(OS_CFG_ISR_STK_SIZE),
-		RTB_FW_CFG(CPU_CFG_KA_IPL_BOUNDARY),
-		RTB_FW_CFG(CPU_CFG_NVIC_PRIO_BITS),
+		UCOS3_ARCH_CFG,
 		{"CPU_CFG_INT_DIS_MEAS_EN", INT_DIS_MEAS},
 	};
-	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"ARM-Cortex-M/ARMv7-M/GNU\",",
+	size_t n = rtb_fmt(json, len, "{\"kernel\":\"%s\",\"port\":\"" UCOS3_KERNEL_PORT "\",",
 			   ucos3_release());
 	n += rtb_fw_facts_board(json + n, len - n);
 	n += rtb_fmt(json + n, len - n,
@@ -224,8 +226,7 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 			     "build\"");
 	n += rtb_fmt(json + n, len - n,
 		     ",\"ipc\":\"signals, System V semaphores and POSIX message queues are POSIX "
-		     "services, not uC/OS-III ones\",\"cache_flush\":\"the Cortex-M3 has no data "
-		     "cache\"}}");
+		     "services, not uC/OS-III ones\",\"cache_flush\":\"" RTB_FW_CACHE_NOTE "\"}}");
 	return n;
 }
 
@@ -234,7 +235,7 @@ size_t rtb_fw_os_facts(char *json, size_t len)
 static void console_main(void *arg)
 {
 	(void)arg;
-	OS_CPU_SysTickInitFreq(BOARD_CPU_HZ);
+	UCOS3_TICK_START();
 	rtb_fw_console_main();
 }
 

@@ -5,9 +5,11 @@
  * beside it when fired with delay 0 (fw_port.h). The board's handler, at the
  * most urgent kernel-aware priority (RTB_FW_IRQ_PRIO, rtb_fw_rtos.h), clears
  * the timer (the spare line's has nothing to clear) and calls
- * rtb_fw_timer_isr(), which tells the kernel it runs in an interrupt
- * (OSIntEnter), calls the scenario's handler and leaves through
- * OSIntExit(): a post the handler made (rtb_port_sem_signal_from_irq) has
+ * rtb_fw_timer_isr(), which calls the scenario's handler inside the
+ * kernel's interrupt bracket: on a Cortex-M its own (RTB_FW_ISR_ENTER:
+ * OSIntEnter, RTB_FW_ISR_EXIT: OSIntExit), on a Cortex-A the kernel's
+ * interrupt entry, which counts the nesting and calls OSIntExit() itself
+ * (ucos3_arch.h). A post the handler made (rtb_port_sem_signal_from_irq) has
  * readied a task, and OSIntExit() switches to it when it outranks the
  * interrupted one. The target thread is not used: on one CPU the interrupt
  * preempts whatever runs.
@@ -20,6 +22,7 @@
  */
 #include "fw_port.h"
 #include "port_ucos3.h"
+#include "rtb_fw_rtos.h"
 
 #include "rtb/core.h"
 
@@ -27,12 +30,12 @@ void rtb_fw_timer_isr(unsigned n)
 {
 	struct rtb_irq *irq = RTB_FW_IRQ_SOURCE(n);
 
-	ucos3_isr_enter();
+	RTB_FW_ISR_ENTER();
 	if (irq != NULL) {
 		irq->handler(irq->arg);
 		irq->count.serviced++;
 	}
-	OSIntExit();
+	RTB_FW_ISR_EXIT();
 	if (irq != NULL && irq->count.periodic)
 		rtb_fw_irq_served(&irq->count, irq->timer);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rtbench uC/OS-III port: the port contract on uC/OS-III (v3.08), on a
- * Cortex-M (arch/cortex-m/) of one board (boards/<board>/).
+ * rtbench uC/OS-III port: the port contract on uC/OS-III (v3.08), on one
+ * board (boards/<board>/) of a Cortex-M or a Cortex-A (arch/<arch>/; the
+ * kernel ports ARM-Cortex-M/ARMv7-M or ARM-Cortex-A/ARMv7-A, port.cmake,
+ * and what differs between them: ucos3_arch.h in ports/ucos3/<arch>/).
  *
  * Design. Threads are uC/OS-III tasks (OSTaskCreate), their control block
  * and stack from the port's allocator. uC/OS-III's lower number is the more
@@ -45,13 +47,13 @@
  * scenario's handler; a post there wakes a task when OSIntExit() switches.
  * Periodic mode counts lost interrupts from the counter, and stops a source
  * whose handler takes the whole period for 20 ms (an interrupt storm would
- * starve PendSV, and with it every task). The counter is a
- * board timer of known frequency extended to 64 bits (the DWT cycle counter
- * is not modelled by QEMU); time_ns is derived from it, and sleeps are
- * OSTimeDly to the first tick at or after the deadline. SysTick is set to
- * OS_CFG_TICK_RATE_HZ from the board's clock by OS_CPU_SysTickInitFreq().
- * Not claimed: the priority ceiling protocol, the POSIX IPC channels, cache
- * flush (no data cache).
+ * starve every task). The counter is the architecture's (fw_counter.h: on
+ * the Cortex-M3 a board timer of known frequency extended to 64 bits, the
+ * DWT cycle counter not being modelled by QEMU); time_ns is derived from
+ * it, and sleeps are OSTimeDly to the first tick at or after the deadline.
+ * The tick runs at OS_CFG_TICK_RATE_HZ (UCOS3_TICK_START: SysTick on a
+ * Cortex-M, the board's timer on a Cortex-A). Not claimed: the priority
+ * ceiling protocol, the POSIX IPC channels, cache flush (RTB_FW_CACHE_NOTE).
  */
 #include "port_ucos3.h"
 
@@ -73,14 +75,29 @@
 
 OS_TCB *ucos3_init_tcb;
 
+/* A kernel port that saves the VFP/NEON unit (a Cortex-A's) says what it
+ * saves in the results' os_config (ucos3_arch.h). */
+#ifdef UCOS3_FPU_CONTEXT
+static const struct rtb_port_setting settings[] = {
+	{"FPU context", UCOS3_FPU_CONTEXT, UCOS3_FPU_CONTEXT_FROM},
+};
+#define UCOS3_SETTINGS settings
+#define UCOS3_NSETTINGS RTB_ARRAY_SIZE(settings)
+#else
+#define UCOS3_SETTINGS NULL
+#define UCOS3_NSETTINGS 0u
+#endif
+
 static struct rtb_port_info info = {
 	.port = "ucos3",
 	.os = "uC/OS-III",
 	.os_release = "",
 	.libc = RTB_BUILD_LIBC,
-	RTB_FW_BOARD_INFO(", bracketed by OSIntEnter/OSIntExit,"),
+	RTB_FW_BOARD_INFO(UCOS3_ISR_BRACKET),
 	.caps = CAPS,
 	.prio_max = UCOS3_PRIO_MAX,
+	.os_settings = UCOS3_SETTINGS,
+	.os_nsettings = UCOS3_NSETTINGS,
 };
 
 const char *ucos3_release(void)
@@ -235,9 +252,9 @@ void ucos3_isr_enter(void)
 	CPU_CRITICAL_EXIT();
 }
 
-/* The tick hook (OS_AppTimeTickHookPtr), in the SysTick handler: a counter
+/* The tick hook (OS_AppTimeTickHookPtr), in the tick's handler: a counter
  * read every tick keeps its 64-bit extension current (it must be read at
- * least once per wrap of the 32-bit timer). */
+ * least once per wrap of its 32-bit source). */
 static void tick_hook(void)
 {
 	(void)rtb_port_counter_read();
@@ -254,6 +271,7 @@ void ucos3_start(void)
 	OSInit(&err);
 	if (err != OS_ERR_NONE)
 		rtb_fw_fatal("OSInit failed, error", err);
+	UCOS3_ARCH_INIT();
 	OS_AppTimeTickHookPtr = tick_hook;
 #if UCOS3_HAS_RR
 	OSSchedRoundRobinCfg(DEF_TRUE, RTB_UCOS3_RR_QUANTUM_TICKS, &err);

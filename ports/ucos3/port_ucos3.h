@@ -6,6 +6,7 @@
 #include "board.h"
 #include "os.h"
 #include "rtb_port.h"
+#include "ucos3_arch.h"
 
 /* ---- the configuration the port needs (config/os_cfg.h says why) ------- */
 #if OS_CFG_APP_HOOKS_EN == 0
@@ -104,9 +105,9 @@ static inline int ucos3_pend_error(OS_ERR err)
 	"OSQ: a message of up to 4 bytes travels inside the pointer OSQPost carries (no " \
 	"copy by the port); a larger one the port copies into a slot of the queue's "     \
 	"OSMem partition and out again"
-/* RTB_FW_ISR_ENTER() of rtb_fw_rtos.h, and the bracket the timer interrupt
- * uses: OSIntEnter() with the kernel's interrupts masked, as uC/OS-III's
- * Cortex-M handlers do (its OS_CPU_SysTickHandler). */
+/* RTB_FW_ISR_ENTER() of a Cortex-M's rtb_fw_rtos.h (ucos3_arch.h), the
+ * bracket a handler takes there: OSIntEnter() with the kernel's interrupts
+ * masked, as uC/OS-III's Cortex-M handlers do (its OS_CPU_SysTickHandler). */
 void ucos3_isr_enter(void);
 /* The allocator (mem.c): start over from an empty heap when every block has
  * been given back (between runs). */

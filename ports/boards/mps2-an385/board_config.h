@@ -28,7 +28,8 @@
 	"a free-running 32-bit timer of the board at its known clock, extended " \
 	"to 64 bits by counting wraps (no cycle counter under QEMU)"
 
-/* The interrupt sources: CMSDK APB timers 0 and 1. */
+/* The interrupt sources: CMSDK APB timers 0 and 1, at SYSCLK. */
+#define BOARD_TIMER_HZ BOARD_CPU_HZ
 #define BOARD_TIMER0_BASE 0x40000000u
 #define BOARD_TIMER1_BASE 0x40001000u
 #define BOARD_TIMER0_IRQ 8

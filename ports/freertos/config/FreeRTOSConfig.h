@@ -85,12 +85,36 @@
  * undetected: run the checked configuration after changing a stack size. */
 #define configCHECK_FOR_STACK_OVERFLOW 0
 
+#ifdef BOARD_GICD_BASE
+/* ---- interrupts (Cortex-A, GICv2: kernel port ARM_CA9) -------------------- */
+/* The board's GIC (board_config.h). QEMU's implements 8 priority bits: the
+ * port checks this number against the hardware when asserts are on. */
+#define configINTERRUPT_CONTROLLER_BASE_ADDRESS BOARD_GICD_BASE
+#define configINTERRUPT_CONTROLLER_CPU_INTERFACE_OFFSET (BOARD_GICC_BASE - BOARD_GICD_BASE)
+#define configUNIQUE_INTERRUPT_PRIORITIES BOARD_GIC_PRIORITIES
+/* Interrupts at this priority or below (numerically higher) may call the
+ * FromISR functions, and critical sections mask them (GIC priority mask):
+ * the board's timer, its software interrupt, the UART and the tick are. */
+#define configMAX_API_CALL_INTERRUPT_PRIORITY 0xA0
+/* Every task has an FPU context (D0-D31 and FPSCR saved at every switch),
+ * and interrupt handlers run with D0-D31 saved around them (the board's
+ * dispatch is vApplicationFPUSafeIRQHandler): GCC uses the NEON registers
+ * in plain C at -O2, the kernel's and the port's own code included, so no
+ * task or handler can be known not to (required). */
+#define configUSE_TASK_FPU_SUPPORT 2
+/* The tick: the generic timer's virtual timer (the board's). */
+#define configSETUP_TICK_INTERRUPT() frt_tick_start()
+#ifndef __ASSEMBLER__
+void frt_tick_start(void);
+#endif
+#else
 /* ---- interrupts (Cortex-M) ------------------------------------------------ */
 /* Priorities as written to the NVIC's 8-bit fields. Interrupts at
  * configMAX_SYSCALL_INTERRUPT_PRIORITY or below (numerically higher) may
  * call FreeRTOS's FromISR functions: the board's timer and UART are. */
 #define configKERNEL_INTERRUPT_PRIORITY 0xFF
 #define configMAX_SYSCALL_INTERRUPT_PRIORITY 0xA0
+#endif
 
 /* ---- API included ---------------------------------------------------------- */
 #define INCLUDE_vTaskPrioritySet 1

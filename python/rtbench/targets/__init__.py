@@ -109,13 +109,13 @@ def _firmware(rtos: Rtos) -> Kind:
         reason: str | None = loaded().ready(rtos)
         return reason
 
-    boards = "|".join(BOARDS)
+    boards = "|".join(rtos.boards)
     options = "".join(f",{o.name}={'|'.join(o.values)}" for o in rtos.options)
     return Kind(
         name=rtos.name,
         syntax=f"qemu:{rtos.name}-{boards}[,icount=SHIFT|off{options}]",
         summary=f"{rtos.display} on an emulated "
-        + " or ".join(b.summary for b in BOARDS.values())
+        + " or ".join(BOARDS[b].summary for b in rtos.boards)
         + " (exact by default: -icount shift=5; icount=off for the host's wall clock)",
         needs=f"{rtos.source_what} in {rtos.source_env} ({rtos.source_url}, tag "
         f"{rtos.tested_release}), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "

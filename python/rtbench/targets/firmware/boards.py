@@ -22,10 +22,13 @@ class Board:
     machine_args: tuple[str, ...]
     cpu: str
     arch: str
-    # how the image's counter shows in QEMU's log (a path trace's anchor)
-    counter_reads: CounterReads
+    # how the image's counter shows in QEMU's log (a path trace's anchor); None
+    # when it does not, and `no_trace` says why --trace is not available
+    counter_reads: CounterReads | None
     nm: str  # the toolchain's nm, for the image's symbols
     vector_table: str  # the symbol of the image's vector table
+    toolchain: str  # the CMake toolchain file (cmake/toolchains/) images are built with
+    no_trace: str = ""
 
 
 BOARDS = {
@@ -41,6 +44,26 @@ BOARDS = {
         counter_reads=CounterReads("cmsdk_apb_dualtimer_read", 0x4, 32, inverted=True),
         nm="arm-none-eabi-nm",
         vector_table="vectors",
+        toolchain="arm-none-eabi-cortex-m3.cmake",
+    ),
+    "virt-a7": Board(
+        name="virt-a7",
+        summary="Cortex-A7 board (QEMU's virt)",
+        qemu="qemu-system-arm",
+        # secure and virtualization off (virt's default): the image starts in
+        # non-secure SVC mode and powers off through PSCI over HVC
+        machine_args=("-M", "virt", "-cpu", "cortex-a7"),
+        cpu="cortex-a7",
+        arch="armv7l",
+        counter_reads=None,
+        nm="arm-none-eabi-nm",
+        vector_table="vectors",
+        toolchain="arm-none-eabi-cortex-a7.cmake",
+        no_trace=(
+            "the code path trace anchors on the counter's reads in QEMU's log, which are "
+            "device register reads on mps2-an385; on this board the counter is a "
+            "coprocessor register (CNTVCT or the PMU) whose reads QEMU does not log"
+        ),
     ),
 }
 

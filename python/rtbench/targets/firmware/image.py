@@ -24,10 +24,10 @@ from pathlib import Path
 from rtbench import build
 from rtbench.errors import BuildError, UsageError
 from rtbench.targets.firmware import variant
+from rtbench.targets.firmware.boards import BOARDS
 from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.sources import SourceCheckout, files_built, identify
 
-TOOLCHAIN_FILE = "arm-none-eabi-cortex-m3.cmake"
 _TOOLS = (
     ("arm-none-eabi-gcc", "gcc-arm-none-eabi"),
     ("cmake", "cmake"),
@@ -203,7 +203,7 @@ def ensure_image(
             f"-DRTB_PORT={rtos.name}",
             f"-DRTB_BOARD={board}",
             f"-D{rtos.cmake_source_var}={checkout.path}",
-            f"-DCMAKE_TOOLCHAIN_FILE={root / 'cmake' / 'toolchains' / TOOLCHAIN_FILE}",
+            f"-DCMAKE_TOOLCHAIN_FILE={root / 'cmake' / 'toolchains' / BOARDS[board].toolchain}",
             "-DCMAKE_BUILD_TYPE=Release",
         ]
         if config is not None:

@@ -57,6 +57,8 @@ class Rtos:
     # the functions its kernel masks interrupts with, by which `--trace` counts the
     # critical sections on a path (trace.codepath.critical); None: not counted
     critical_sections: CriticalSections | None = None
+    # the boards (targets.firmware.boards) its port runs on
+    boards: tuple[str, ...] = ("mps2-an385",)
 
     @property
     def facts_path(self) -> str:

@@ -28,6 +28,7 @@ def _freertos_release(path: Path) -> Release:
 
 FREERTOS = Rtos(
     name="freertos",
+    boards=("mps2-an385", "virt-a7"),
     display="FreeRTOS",
     source_env="FREERTOS_KERNEL_PATH",
     source_what="a FreeRTOS-Kernel checkout",
@@ -126,6 +127,7 @@ def _ucos3_release(path: Path) -> Release:
 
 UCOS3 = Rtos(
     name="ucos3",
+    boards=("mps2-an385", "virt-a7"),
     display="uC/OS-III",
     source_env="UCOS3_PATH",
     source_what="a folder holding uC-OS3, uC-CPU and uC-LIB side by side",
@@ -184,6 +186,7 @@ def _threadx_release(path: Path) -> Release:
 
 THREADX = Rtos(
     name="threadx",
+    boards=("mps2-an385", "virt-a7"),
     display="ThreadX",
     source_env="THREADX_PATH",
     source_what="an Eclipse ThreadX checkout",

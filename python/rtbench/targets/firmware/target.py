@@ -68,14 +68,15 @@ def split_name(spec: str) -> tuple[Rtos, Board] | None:
     name = spec.removeprefix("qemu:").split(",", 1)[0]
     for rtos in RTOSES.values():
         if name.startswith(rtos.name + "-"):
-            board = BOARDS.get(name.removeprefix(rtos.name + "-"))
+            board_name = name.removeprefix(rtos.name + "-")
+            board = BOARDS.get(board_name) if board_name in rtos.boards else None
             return (rtos, board) if board is not None else None
     return None
 
 
 def names(rtos: Rtos) -> str:
     """`qemu:freertos-mps2-an385` for each board."""
-    return ", ".join(f"qemu:{rtos.name}-{b}" for b in BOARDS)
+    return ", ".join(f"qemu:{rtos.name}-{b}" for b in rtos.boards)
 
 
 Settings = tuple[tuple[str, str], ...]
@@ -240,6 +241,7 @@ class FirmwareTarget(QemuBase):
         """The execution log of the running image (after `open`)."""
         assert self.image is not None
         board = self.board
+        assert board.counter_reads is not None  # tracing() refuses a board without
         return ExecLog(
             lambda: self.machine.folder if self.machine is not None else None,
             board.counter_reads,
@@ -262,6 +264,10 @@ class FirmwareTarget(QemuBase):
     def tracing(self) -> Tracing | None:
         from rtbench.targets.tracing import CodePathTracing  # noqa: PLC0415
 
+        if self.board.counter_reads is None:
+            raise UsageError(
+                f"--trace is not available on {self.board.name} yet: {self.board.no_trace}."
+            )
         return CodePathTracing(self.use_exec_log, self.exec_log)
 
     def render_snapshot(self, snap: dict[str, Any], cavs: list[dict[str, str]]) -> str:
@@ -364,7 +370,7 @@ class FirmwareTarget(QemuBase):
         return {
             "emulator": self.board.qemu,
             "accel": "tcg",
-            "accel_reason": "a Cortex-M board is always emulated",
+            "accel_reason": "an emulated RTOS board (TCG): no host CPU runs its code",
             "icount_shift": self.icount,
         }
 

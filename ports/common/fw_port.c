@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What every firmware port on a Cortex-M board shares (fw_port.h) and is not
- * inline: the interrupt sources' table, periodic mode and the counts, and
- * the contract's calls that are the CPU's, not the OS's.
+ * What every firmware port shares (fw_port.h) and is not inline: the
+ * interrupt sources' table, periodic mode and the counts.
  */
 #include "fw_port.h"
 
@@ -20,13 +19,14 @@ void rtb_fw_irq_periodic(struct rtb_fw_irq_count *c, unsigned n, rtb_irq_handler
 void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t period_ns)
 {
 	board_timer_stop(n);
-	c->period_ticks = rtb_fw_timer_ticks(period_ns);
+	uint32_t timer_ticks = rtb_fw_timer_ticks(period_ns);
+	c->period_ticks = RTB_FW_TIMER_TO_COUNTER(timer_ticks);
 	c->serviced = 0;
 	c->storm = false;
 	c->halted = false;
 	c->next_due = UINT64_MAX; /* until the start is known, below */
 	c->periodic = true;
-	board_timer_start(n, (uint32_t)c->period_ticks, 1);
+	board_timer_start(n, timer_ticks, 1);
 	/* read once the timer runs: a start a few ticks early would count an
 	 * expiry that has not happened yet */
 	c->start_ticks = rtb_port_counter_read();
@@ -40,9 +40,9 @@ void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_coun
 
 	board_timer_stop(n);
 	if (counts != NULL) {
-		uint32_t m = cm_irq_save();
+		uint32_t m = rtb_fw_irq_save();
 		uint64_t serviced = c->serviced;
-		cm_irq_restore(m);
+		rtb_fw_irq_restore(m);
 		uint64_t generated = c->fired;
 		if (c->periodic) {
 			generated = (stopped - c->start_ticks) / c->period_ticks;
@@ -66,32 +66,13 @@ void rtb_fw_irq_disarm(struct rtb_irq *irq)
 int rtb_fw_irq_property(const char *key, char *buf, size_t len)
 {
 	if (rtb_strcmp(key, "irq_now") == 0) {
-		rtb_fmt(buf, len,
-			"the firing thread sets pending a board interrupt line no device drives "
-			"(NVIC ISPR, lines %u-%u, one per source) at the timers' priority, handled "
-			"as theirs",
-			(unsigned)BOARD_SOFT_IRQ(0), (unsigned)BOARD_SOFT_IRQ(BOARD_TIMERS - 1));
+		rtb_fmt(buf, len, RTB_FW_SOFT_HOW, (unsigned)BOARD_SOFT_IRQ(0),
+			(unsigned)BOARD_SOFT_IRQ(BOARD_TIMERS - 1));
 		return RTB_OK;
 	}
 	if (rtb_strcmp(key, "irq_now_name") == 0) {
 		rtb_fmt(buf, len, "%s", BOARD_SOFT_IRQ_NAME);
 		return RTB_OK;
 	}
-	return RTB_E_UNSUPPORTED;
-}
-
-/* ---- the CPU's part of the contract --------------------------------------- */
-
-void rtb_port_cpu_relax(void)
-{
-	__asm volatile("nop");
-}
-
-/* No core of these boards has a data cache (the Cortex-M3); a board with one
- * (a Cortex-M7) would clean and invalidate the lines here. */
-int rtb_port_cache_flush(const void *p, size_t bytes)
-{
-	(void)p;
-	(void)bytes;
 	return RTB_E_UNSUPPORTED;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What every firmware port on a Cortex-M board shares, written once:
+ * What every firmware port shares, on every board and architecture, written
+ * once (the architecture's part comes from its fw_arch.h):
  *
  * - the board's facts in the port's rtb_port_info (its CPU, its counter,
  *   its interrupt source), set by RTB_FW_BOARD_INFO in the port's
@@ -15,15 +16,14 @@
  *   and critical section, and its rtb_fw_timer_isr() is rtb_fw_irq_dispatch()
  *   where the OS needs nothing around the scenario's handler, else its own
  *   bracket around it;
- * - a fire with delay 0 (rtb_fw_irq_fire_now): the firing thread sets the
- *   source's software line pending in the NVIC, the way an RTOS application
+ * - a fire with delay 0 (rtb_fw_irq_fire_now): the firing thread raises the
+ *   source's software line (the architecture's rtb_fw_soft_raise: set pending
+ *   in the NVIC, a software-generated interrupt of the GIC), the way an RTOS application
  *   raises an interrupt from software (Thread-Metric's interrupt tests trap
  *   with SVC for the same purpose), so the handler runs before the fire
  *   returns; no timer is stopped or started on that path. A fire with a
  *   delay, and periodic mode, keep the board's timer: there the hardware
- *   event is the point (latency from an expiry, sustained rates);
- * - the contract's calls that are the CPU's (fw_port.c):
- *   rtb_port_cpu_relax() and rtb_port_cache_flush().
+ *   event is the point (latency from an expiry, sustained rates).
  *
  * Periodic mode: the timer reloads itself every period (the board makes the
  * period exact). The expiries are counted from the counter when the source
@@ -53,7 +53,7 @@
 #include <stdint.h>
 
 #include "board.h"
-#include "cm.h"
+#include "fw_arch.h"
 #include "rtb_port.h"
 
 /* ---- the board's facts ---------------------------------------------------- */
@@ -61,12 +61,12 @@
 /* The members of struct rtb_port_info that are the board's, for the port's
  * initializer. `bracket` is what the RTOS wraps around the scenario's
  * handler, as words between commas (", bracketed by X/Y,"), or "". */
-#define RTB_FW_BOARD_INFO(bracket)                                                            \
-	.arch = BOARD_CPU, .counter = BOARD_COUNTER_NAME, .counter_note = BOARD_COUNTER_NOTE, \
-	.irq_source = BOARD_IRQ_SOURCE " whose interrupt handler" bracket                     \
-				       " calls the scenario's handler",                       \
-	.irq_name = BOARD_IRQ_NAME, .counter_hz = BOARD_COUNTER_HZ, .counter_step_ticks = 0,  \
-	.cpu = 0, .cpu_count = BOARD_CPU_COUNT, .degraded = ""
+#define RTB_FW_BOARD_INFO(bracket)                                                              \
+	.arch = BOARD_CPU, .counter = RTB_FW_COUNTER_NAME, .counter_note = RTB_FW_COUNTER_NOTE, \
+	.irq_source = BOARD_IRQ_SOURCE " whose interrupt handler" bracket                       \
+				       " calls the scenario's handler",                         \
+	.irq_name = BOARD_IRQ_NAME, .counter_hz = RTB_FW_COUNTER_HZ_BUILT,                      \
+	.counter_step_ticks = 0, .cpu = 0, .cpu_count = BOARD_CPU_COUNT, .degraded = ""
 
 /* The board's part of rtb_port_init(), inline: a run's timeline starts on
  * a tick boundary before rtb_port_init(), so its instructions count in every
@@ -86,7 +86,7 @@ static inline bool rtb_fw_port_cpu_ok(struct rtb_port_info *info, const struct r
 /* The counter's frequency: the one given, else the board's. */
 static inline uint64_t rtb_fw_counter_hz(const struct rtb_port_config *cfg)
 {
-	return cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : BOARD_COUNTER_HZ;
+	return cfg != NULL && cfg->counter_hz != 0 ? cfg->counter_hz : RTB_FW_COUNTER_HZ;
 }
 
 /* ---- the interrupt source's counts ---------------------------------------- */
@@ -107,7 +107,7 @@ struct rtb_fw_irq_count {
 	bool periodic;
 	uint64_t fired; /* one-shot fires asked for */
 	volatile uint64_t serviced;
-	uint64_t period_ticks; /* periodic: the timer's reload, in counter ticks */
+	uint64_t period_ticks; /* periodic: the timer's period, in counter ticks */
 	uint64_t start_ticks;  /* periodic: the counter when the timer started */
 	uint64_t next_due;     /* periodic: the first expiry after the last check */
 	uint64_t storm_since;  /* periodic: back to back since then, when storm */
@@ -116,14 +116,15 @@ struct rtb_fw_irq_count {
 	bool armed;  /* one-shot: a fire with a delay started the timer */
 };
 
-/* The longest delay or period: 60 s, well within the board's 32-bit timers
- * at 25 MHz (171 s), and ns * BOARD_COUNTER_HZ within 64 bits. */
+/* The longest delay or period: 60 s, within the boards' 32-bit timer
+ * periods (171 s at 25 MHz, 68 s at 62.5 MHz), and ns * BOARD_TIMER_HZ
+ * within 64 bits. */
 #define RTB_FW_IRQ_MAX_NS 60000000000ull
 
 /* A duration in ticks of the board's timers: at least one, at most 32 bits. */
 static inline uint32_t rtb_fw_timer_ticks(uint64_t ns)
 {
-	uint64_t t = ns * BOARD_COUNTER_HZ / 1000000000ull;
+	uint64_t t = ns * BOARD_TIMER_HZ / 1000000000ull;
 
 	return t == 0 ? 1u : t > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)t;
 }
@@ -153,15 +154,14 @@ static inline void rtb_fw_irq_served(struct rtb_fw_irq_count *c, unsigned n)
 
 	while (c->next_due <= now)
 		c->next_due += c->period_ticks;
-	if (!pending &&
-	    c->next_due > now + RTB_FW_IRQ_STORM_SLACK_NS * BOARD_COUNTER_HZ / 1000000000ull) {
+	if (!pending && c->next_due > now + RTB_FW_NS_TO_COUNTER(RTB_FW_IRQ_STORM_SLACK_NS)) {
 		c->storm = false;
 		return;
 	}
 	if (!c->storm) {
 		c->storm = true;
 		c->storm_since = now;
-	} else if (now - c->storm_since >= RTB_FW_IRQ_STORM_NS * BOARD_COUNTER_HZ / 1000000000ull) {
+	} else if (now - c->storm_since >= RTB_FW_NS_TO_COUNTER(RTB_FW_IRQ_STORM_NS)) {
 		board_timer_stop(n);
 		c->halted = true;
 	}
@@ -180,10 +180,8 @@ struct rtb_irq {
 	rtb_irq_handler handler;
 	void *arg;
 	struct rtb_fw_irq_count count;
-	uint32_t soft_bit; /* the bit of its software line in the NVIC's first ISPR */
+	uint32_t soft_word; /* what raises its software line (RTB_FW_SOFT_WORD) */
 };
-
-_Static_assert(BOARD_SOFT_IRQ(BOARD_TIMERS - 1) < 32, "the software lines are in ISPR0");
 
 /* The source each board timer serves, NULL for none: written by the port's
  * create and delete under its OS's critical section (rtb_fw_irq_claim,
@@ -208,7 +206,7 @@ static inline bool rtb_fw_irq_claim(struct rtb_irq *irq)
 		return false;
 	rtb_fw_irq_sources[n] = irq;
 	irq->timer = n;
-	irq->soft_bit = 1u << BOARD_SOFT_IRQ(n);
+	irq->soft_word = RTB_FW_SOFT_WORD(n);
 	return true;
 }
 
@@ -233,7 +231,7 @@ static inline int rtb_fw_irq_fire_now(struct rtb_irq *irq)
 	if (__builtin_expect(irq->count.armed | irq->count.periodic, 0))
 		rtb_fw_irq_disarm(irq);
 	irq->count.fired++;
-	cm_nvic_pend_bits(0, irq->soft_bit);
+	rtb_fw_soft_raise(irq->soft_word);
 	return RTB_OK;
 }
 
