@@ -41,6 +41,24 @@ def read_results(out: Path) -> dict[str, Any]:
     return data
 
 
+# Under pytest-xdist (tests/run starts one worker a CPU, `--dist loadgroup`)
+# each test module runs whole on one worker, so its module fixtures (a booted
+# guest, a traced board run) are built once. The modules marked host_settings
+# read or change this machine's real-time settings (a run that lifts RT
+# throttling, an SSH target in a network namespace of this machine, a lab
+# coordinator): they share one group, so no two of them run at the same time.
+HOST_SETTINGS_GROUP = "host-settings"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("host_settings") is not None:
+            group = HOST_SETTINGS_GROUP
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_store(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Every run the tests start stores its history in a temporary database, never

@@ -41,6 +41,9 @@ from rtbench.targets.ssh_link import OPTIONS_ENV
 from sshd_netns import NamespaceSshd
 from target_kinds import refusal, why_not_usable
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 OTHER = "someone-else"  # another user of the lab
 FAST = ("--only", "cal.timestamp", "sem.wait.available")
 COMPARISON_HTML = "comparison/comparison.html"

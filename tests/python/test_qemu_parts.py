@@ -29,6 +29,9 @@ from rtbench.targets.guest.tuning import GuestTuning, cpu_list
 from rtbench.targets.qemu import EMULATED_MESSAGE, emulation_caveats, parse_spec
 from rtbench.transport import EndOfStream, TargetLost
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 # ---- initramfs ---------------------------------------------------------------------
 
 

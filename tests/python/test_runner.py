@@ -18,6 +18,9 @@ from rtbench import build
 from rtbench.model import results
 from rtbench.paths import ROOT
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 RT_RUNTIME = Path("/proc/sys/kernel/sched_rt_runtime_us")
 
 

@@ -34,6 +34,9 @@ from rtbench.targets.ssh_link import OPTIONS_ENV, parse_address
 from rtbench.targets.ssh_stream import WRAPPER, shell_status
 from sshd_netns import NamespaceSshd, running
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 SUBSET = ("cal.timestamp", "sem.behavior.release_order", "mut.behavior.pi")
 
 

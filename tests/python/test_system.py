@@ -18,6 +18,9 @@ import pytest
 from rtbench import system
 from snapshots import SECTIONS, assert_all_unknown, codes
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 
 @pytest.fixture(scope="module")
 def host_snapshot() -> dict[str, Any]:

@@ -24,6 +24,9 @@ from rtbench.system.remote import parse_batch, shell_word
 from rtbench.system.source import Prefetched, Uname, matches
 from snapshots import STABLE_SECTIONS, assert_all_unknown, codes
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 RT_GUEST_UNAME = Uname(
     "Linux", "debian-rt", "6.1.0-27-rt-arm64", "#1 SMP PREEMPT_RT Debian 6.1.115-1", "aarch64"
 )

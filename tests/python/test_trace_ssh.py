@@ -32,6 +32,9 @@ from rtbench.trace.kernel import tracefs
 from sshd_netns import NamespaceSshd
 from traced import remote_traced_run, timer_trace, tracefs_mounted
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 MOUNT = Path("/sys/kernel/tracing")
 SHORT = (
     "--profile", "quick", "--only", "timer.periodic.latency",

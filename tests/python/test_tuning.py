@@ -14,6 +14,9 @@ import pytest
 from rtbench import tuning
 from rtbench.tuning import HostTuning
 
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = pytest.mark.host_settings
+
 DEFAULT_LATENCY_US = 2_000_000_000
 
 
