@@ -31,12 +31,13 @@ cmake -S "$root" -B "$build" -DRTB_PORT=template -DRTB_TEMPLATE=OFF -DCMAKE_BUIL
 cmake --build "$build" -j2 --target rtb_core_template rtb_scenarios_template rtb_port_template
 # The port code firmware ports share (ports/common: the serial line protocol,
 # the console, error names, IPC stubs), compiled with the same compiler and
-# flags; the console reads the core's header and a board's (mps2-an385).
+# flags; the console reads the core's header, a board's (mps2-an385) and its
+# architecture's (cortex-m).
 mkdir -p "$build/common"
 for src in "$root"/ports/common/*.c; do
 	arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb --specs=picolibc.specs -std=c11 -O3 \
 		-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -I"$root/ports" -I"$root/ports/template" \
-		-I"$root/core/include" -I"$root/ports/boards/mps2-an385" \
+		-I"$root/core/include" -I"$root/ports/boards/mps2-an385" -I"$root/ports/arch/cortex-m" \
 		-c "$src" -o "$build/common/$(basename "$src" .c).o"
 done
 
