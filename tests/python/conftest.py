@@ -4,11 +4,12 @@ the results a run wrote."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,22 +42,28 @@ def read_results(out: Path) -> dict[str, Any]:
     return data
 
 
-# Under pytest-xdist (tests/run starts one worker a CPU, `--dist loadgroup`)
+# Under pytest-xdist (tests/run starts one worker a CPU, `--dist loadfile`)
 # each test module runs whole on one worker, so its module fixtures (a booted
 # guest, a traced board run) are built once. The modules marked host_settings
 # read or change this machine's real-time settings (a run that lifts RT
-# throttling, an SSH target in a network namespace of this machine, a lab
-# coordinator): they share one group, so no two of them run at the same time.
-HOST_SETTINGS_GROUP = "host-settings"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("host_settings") is not None:
-            group = HOST_SETTINGS_GROUP
-        else:
-            group = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+# throttling, this machine's tracefs, an SSH target in a network namespace of
+# this machine, a lab coordinator): each holds one lock, shared by the
+# workers, while it runs, so no two of them run at the same time.
+@pytest.fixture(scope="module", autouse=True)
+def _host_settings_one_at_a_time(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    if request.node.get_closest_marker("host_settings") is None:
+        yield
+        return
+    # the workers' temporary folders share this parent
+    lock_path = tmp_path_factory.getbasetemp().parent / "rtbench-host-settings.lock"
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session", autouse=True)

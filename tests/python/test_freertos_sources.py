@@ -2,7 +2,7 @@
 """What the FreeRTOS image is built from, by content: the stamp that decides a
 rebuild (a kernel file or configuration header changed with its size and time
 kept), a rebuild from scratch when make would miss such a change, the kernel's
-digest as docs/targets.md defines it, and whether the sources are modified (an
+digest as docs/rtos-targets.md defines it, and whether the sources are modified (an
 extract against the table of release digests, a git checkout by git status).
 The real image is built in test_freertos_image.py."""
 
@@ -21,11 +21,11 @@ from rtbench.targets.firmware import sources as fw_sources
 from rtbench.targets.firmware.rtoses import FREERTOS
 
 ROOT = Path(__file__).resolve().parents[2]
-TARGETS_DOC = ROOT / "docs" / "targets.md"
+TARGETS_DOC = ROOT / "docs" / "rtos-targets.md"
 
 
 def _documented_command() -> str:
-    """The shell command docs/targets.md gives to reproduce the digest: the
+    """The shell command docs/rtos-targets.md gives to reproduce the digest: the
     indented lines after "Reproduce it with"."""
     lines = TARGETS_DOC.read_text().split("Reproduce it with", 1)[1].splitlines()[1:]
     block = []

@@ -26,10 +26,14 @@ from traced import timer_trace
 HERE = Path(__file__).parent
 BURN_US, PERIOD_US = 2000, 50_000
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not Path("/sys/kernel/tracing").is_dir() or (os.cpu_count() or 1) < 2,
-    reason="needs root, tracefs and two CPUs",
-)
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = [
+    pytest.mark.host_settings,
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not Path("/sys/kernel/tracing").is_dir() or (os.cpu_count() or 1) < 2,
+        reason="needs root, tracefs and two CPUs",
+    ),
+]
 
 
 def _traced_run(

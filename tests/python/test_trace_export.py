@@ -15,9 +15,14 @@ import pytest
 
 from conftest import cli
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not Path("/sys/kernel/tracing").is_dir(), reason="needs root and tracefs"
-)
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = [
+    pytest.mark.host_settings,
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not Path("/sys/kernel/tracing").is_dir(),
+        reason="needs root and tracefs",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -31,9 +31,11 @@ from traced import tracefs_mounted
 
 MOUNT = Path("/sys/kernel/tracing")
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not MOUNT.is_dir(), reason="needs root and tracefs"
-)
+# reads or changes this machine's real-time settings (conftest.py)
+pytestmark = [
+    pytest.mark.host_settings,
+    pytest.mark.skipif(os.geteuid() != 0 or not MOUNT.is_dir(), reason="needs root and tracefs"),
+]
 
 
 def _env(tmp_path: Path) -> dict[str, str]:

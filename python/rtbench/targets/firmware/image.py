@@ -190,8 +190,11 @@ def ensure_image(
     if settings:
         base = config or root / "ports" / rtos.name / "config"
         variant.check_known(rtos, checkout.path, base, settings)
-        folder.mkdir(parents=True, exist_ok=True)
-        config = variant.write_folder(rtos, base, folder / "config-variant", settings)
+        # beside the build folder, not in it: a build that starts afresh
+        # empties its folder (rtbench.build), after this was written
+        config = variant.write_folder(
+            rtos, base, folder.with_name(folder.name + "-config"), settings
+        )
 
     def steps() -> list[list[str]]:
         configure = [
