@@ -109,7 +109,8 @@ def kernel(rtos: str, out: Path) -> Kernel:
             jobs.append(["arm-none-eabi-gcc", *CFLAGS, *std, *defines, *inc, "-c", str(f),
                          "-o", str(objdir / (f.name + ".o"))])  # fmt: skip
         _compile_lib(lib, jobs)
-    return Kernel(rtos, lib, [*inc, f"-I{port}"], defines)
+    # the port's folder and its Cortex-M part (ucos3_arch.h, txp_arch.h)
+    return Kernel(rtos, lib, [*inc, f"-I{port}", f"-I{port / 'cortex-m'}"], defines)
 
 
 def link(
