@@ -42,8 +42,8 @@ def read_results(out: Path) -> dict[str, Any]:
     return data
 
 
-# Under pytest-xdist (tests/run starts one worker a CPU, `--dist loadfile`)
-# each test module runs whole on one worker, so its module fixtures (a booted
+# Under pytest-xdist (`pytest -n N --dist loadfile`, docs/testing.md) each test
+# module runs whole on one worker, so its module fixtures (a booted
 # guest, a traced board run) are built once. The modules marked host_settings
 # read or change this machine's real-time settings (a run that lifts RT
 # throttling, this machine's tracefs, an SSH target in a network namespace of
