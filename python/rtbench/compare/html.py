@@ -10,7 +10,7 @@ the maximum of each system, drawn as inline SVG.
 from __future__ import annotations
 
 from rtbench import reference
-from rtbench.compare import answer, capabilities, pathdiff, sidebyside, wording
+from rtbench.compare import answer, capabilities, pathdiff, publish, sidebyside, wording
 from rtbench.compare import significance as cstats
 from rtbench.compare.model import Comparison, MetricRow
 from rtbench.model import units
@@ -127,6 +127,25 @@ def _service_cell(cell: capabilities.Cell) -> str:
     badge = _SERVICE_BADGES.get(cell.status)
     word = page.badge(cell.status, badge) if badge else esc(cell.status)
     return f"{word} {esc(cell.text)}" if cell.text else word
+
+
+def _publish(comparison: Comparison) -> str:
+    """Every metric's figures side by side with the kernels' shares, then the paths
+    of the operations whose kernels differ most (compare.publish)."""
+    out = [
+        f'<section class="block"><h2>{esc(publish.TITLE)}</h2>',
+        f'<p class="small muted">{esc(publish.NOTE)}</p>',
+        page.table(publish.headers(comparison), publish.figure_rows(comparison)),
+        "</section>",
+    ]
+    spreads = publish.differ_most(comparison)
+    if spreads:
+        out.append(f'<section class="block"><h2>{esc(publish.DIFFER_TITLE)}</h2>')
+        for spread in spreads:
+            out.append(f"<h3>{esc(spread.sentence())}</h3>")
+            out.append(_sides(spread.row))
+        out.append("</section>")
+    return "".join(out)
 
 
 def _metric(comparison: Comparison, row: MetricRow, with_reference: bool) -> str:
@@ -260,6 +279,8 @@ def render(comparison: Comparison, *, with_reference: bool = False) -> str:
         body.append("</section>")
     if comparison.services:
         body.append(_services(comparison))
+    if publish.shown(comparison):
+        body.append(_publish(comparison))
     if comparison.metrics:
         body.append('<section class="block"><h2>Results</h2>')
         body += [_metric(comparison, row, with_reference) for row in comparison.metrics]

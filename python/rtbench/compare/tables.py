@@ -8,7 +8,7 @@ import io
 import json
 
 from rtbench import reference
-from rtbench.compare import answer, capabilities, pathdiff, sidebyside, wording
+from rtbench.compare import answer, capabilities, pathdiff, publish, sidebyside, wording
 from rtbench.compare.model import Comparison, MetricRow
 
 
@@ -139,6 +139,13 @@ def markdown(comparison: Comparison, *, with_reference: bool = False) -> str:
         out.append("")
     if comparison.services:
         out += _md_services(comparison)
+    if publish.shown(comparison):
+        out += [f"## {publish.TITLE}", "", publish.NOTE, ""]
+        out += _md_table(publish.headers(comparison), publish.figure_rows(comparison), set())
+        out.append("")
+        spreads = publish.differ_most(comparison)
+        if spreads:
+            out += [f"## {publish.DIFFER_TITLE}", "", *(f"- {s.sentence()}" for s in spreads), ""]
     if comparison.metrics:
         out += ["## Results", ""]
         for row in comparison.metrics:

@@ -117,7 +117,11 @@ table.sum td:nth-child(4)::before{content:"med "}table.sum td:nth-child(5)::befo
 content:"p99 "}table.sum td:nth-child(6)::before{content:"p99.9 "}
 table.sum td:nth-child(7)::before{content:"max "}
 .facts{grid-template-columns:1fr 1fr;gap:.2rem .6rem}}
-@media print{nav.toc{display:none}body{max-width:none}}
+@media print{nav.toc{display:none}body{max-width:none;padding:0;font-size:11pt}
+h2,h3{break-after:avoid}tr,figure,svg.chart{break-inside:avoid}
+.scroll{overflow:visible}table.tbl{font-size:8.5pt}table.tbl th{white-space:normal}
+details>summary{color:inherit}.badge{border:1px solid #000;color:#000;background:none}
+.noprint{display:none}}
 """
 
 
