@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import synth
-from rtbench.compare import codesize, model
+from rtbench.compare import codesize, configuration, model
 from rtbench.paths import ROOT
 from rtbench.targets.firmware import image as fw_image
 from rtbench.targets.firmware import size
@@ -99,7 +99,7 @@ def test_compare_names_the_kernel_files_that_differ(tmp_path: Path) -> None:
     b = synth.write_result(
         tmp_path / "b", metrics, host=kernel({"tasks.c": same, "queue.c": other, "new.c": same})
     )
-    warnings = model.configuration_warnings(model.load_systems([a, b]))
+    warnings = configuration.configuration_warnings(model.load_systems([a, b]))
     assert (
         "kernel files that differ between A and B: new.c (only B), old.c (only A), queue.c."
         in warnings

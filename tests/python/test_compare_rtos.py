@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rtbench.compare import html, model, tables, text
+from rtbench.compare import configuration, html, model, tables, text
 from test_compare_exact import WAIT, deterministic_result, path_object
 
 FREERTOS_CAPS = ["realtime", "mutex_inherit", "mq", "evt", "irq", "thread_delete_live"]
@@ -229,7 +229,7 @@ def test_two_kernels_are_not_compared_file_by_file(tmp_path: Path) -> None:
         doc["host"]["kernel"] = host_kernel
         doc["host"]["emulator"] = {"version": "7.2.22" if folder == a else "8.0.0"}
         (folder / "results.json").write_text(json.dumps(doc, indent=1))
-    config = model.configuration(model.load_systems([a, b]))
+    config = configuration.configuration(model.load_systems([a, b]))
     warnings = config.warnings
     assert "port: A freertos, B ucos3." in config.compared
     assert not any(w.startswith("port differs") for w in warnings)

@@ -19,7 +19,8 @@ import pytest
 
 from conftest import RunCli
 from rtbench import build
-from rtbench.compare.model import configuration_warnings, load_systems
+from rtbench.compare.configuration import configuration_warnings
+from rtbench.compare.model import load_systems
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.paths import ROOT
 from rtbench.run import load
