@@ -240,9 +240,11 @@ def test_a_run_records_the_image_its_kernel_and_no_settings(
     kernel = info["freertos_kernel"]
     digest = fw_sources.digest(
         Path(kernel["path"]),
-        fw_sources.files_built(Path(kernel["path"]), FREERTOS.digest_files, FREERTOS.digest_dirs),
+        fw_sources.files_built(
+            Path(kernel["path"]), FREERTOS.digest_files, FREERTOS.built_dirs("armv7m")
+        ),
     )
-    assert kernel["digest"] == digest != FREERTOS.known_digests["V11.1.0"]
+    assert kernel["digest"] == digest != FREERTOS.known_digests["armv7m"]["V11.1.0"]
     assert kernel["modified"] is True
     assert host["kernel"]["checkout"] == kernel
     said = f"kernel checkout V11.1.0 dbf70559b27d, sources {digest[:12]} modified"

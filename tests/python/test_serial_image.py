@@ -63,7 +63,7 @@ def test_the_flashed_image_is_recorded(
     info, said = _measure(run_cli, pty_board, image, tmp_path / "r")
     assert info["image"] == str(image.resolve())
     assert info["image_sha256"] == hashlib.sha256(image.read_bytes()).hexdigest()
-    built = fw_image.read_sources(FREERTOS, fw_image.sources(FREERTOS).path)
+    built = fw_image.read_sources(FREERTOS, fw_image.sources(FREERTOS, "armv7m").path, "armv7m")
     kernel = info["freertos_kernel"]
     assert kernel is not None and kernel["digest"] == built.digest
     assert kernel["tag"] == built.tag and kernel["tag"] in info["os_release"]

@@ -22,20 +22,35 @@ from typing import Any
 from rtbench.build import file_sha256
 from rtbench.errors import RtbenchError
 from rtbench.targets.firmware import size
+from rtbench.targets.firmware.boards import BOARDS
 from rtbench.targets.firmware.rtos import Rtos
 
 
-def cached_source(build_dir: Path, variable: str) -> Path | None:
-    """The value of `variable` in a CMake build folder's cache, when it names a folder."""
+def cached_value(build_dir: Path, variable: str) -> str | None:
+    """The value of `variable` in a CMake build folder's cache."""
     try:
         text = (build_dir / "CMakeCache.txt").read_text(errors="replace")
     except OSError:
         return None
     found = re.search(rf"^{re.escape(variable)}(?::[A-Z]+)?=(.+)$", text, re.M)
+    return None if found is None else found.group(1).strip()
+
+
+def cached_source(build_dir: Path, variable: str) -> Path | None:
+    """The value of `variable` in a CMake build folder's cache, when it names a folder."""
+    found = cached_value(build_dir, variable)
     if found is None:
         return None
-    path = Path(found.group(1).strip())
+    path = Path(found)
     return path if path.is_dir() else None
+
+
+def _arch(build_dir: Path) -> str | None:
+    """The architecture of the board the image was built for (RTB_BOARD in the
+    build folder's cache), None when the cache does not name a board rtbench knows."""
+    found = cached_value(build_dir, "RTB_BOARD")
+    board = BOARDS.get(found or "")
+    return None if board is None else board.arch
 
 
 def _sources(rtos: Rtos, elf: Path, release: str | None) -> tuple[dict[str, Any] | None, list[str]]:
@@ -50,7 +65,7 @@ def _sources(rtos: Rtos, elf: Path, release: str | None) -> tuple[dict[str, Any]
         )
         return None, notes
     try:
-        checkout = read_sources(rtos, path)
+        checkout = read_sources(rtos, path, _arch(elf.parent))
     except RtbenchError as e:
         notes.append(f"the {rtos.display} sources at {path} could not be read: {e}")
         return None, notes

@@ -50,21 +50,23 @@ def _sources_problem(rtos: Rtos, text: str | None) -> str | None:
     return None
 
 
-def read_sources(rtos: Rtos, path: Path) -> SourceCheckout:
-    """The release and fingerprint of `rtos`'s sources at `path`."""
+def read_sources(rtos: Rtos, path: Path, arch: str | None) -> SourceCheckout:
+    """The release and fingerprint of `rtos`'s sources at `path`, as an image for
+    the architecture `arch` is built from them (None: the files of every core
+    alone, whose digest no release table holds)."""
     release = rtos.read_release(path)
     checkout = SourceCheckout(path, release.tag, release.commit, release.read_from)
-    files = files_built(path, rtos.digest_files, rtos.digest_dirs)
-    return identify(checkout, files, rtos.display, rtos.known_digests)
+    files = files_built(path, rtos.digest_files, rtos.built_dirs(arch))
+    return identify(checkout, files, rtos.display, rtos.known_digests.get(arch or "", {}))
 
 
-def sources(rtos: Rtos) -> SourceCheckout:
+def sources(rtos: Rtos, arch: str) -> SourceCheckout:
     """The sources `rtos.source_env` names, or UsageError saying how to get them."""
     text = os.environ.get(rtos.source_env, "").strip()
     problem = _sources_problem(rtos, text)
     if problem is not None:
         raise UsageError(problem + ".")
-    return read_sources(rtos, Path(text).resolve())
+    return read_sources(rtos, Path(text).resolve(), arch)
 
 
 def _picolibc_missing() -> bool:
@@ -137,11 +139,11 @@ def build_dir(
     return _cache_root() / f"{rtos.name}-{board}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
-def stamp(root: Path, rtos: Rtos, path: Path, config: Path | None) -> str:
+def stamp(root: Path, rtos: Rtos, path: Path, config: Path | None, arch: str) -> str:
     """What the image is built from, by content: rtbench's sources, the RTOS's files
-    and every header of the configuration folder given instead of rtbench's own
-    (a build.file_manifest)."""
-    files = [path / n for n in files_built(path, rtos.digest_files, rtos.digest_dirs)]
+    for the architecture and every header of the configuration folder given instead
+    of rtbench's own (a build.file_manifest)."""
+    files = [path / n for n in files_built(path, rtos.digest_files, rtos.built_dirs(arch))]
     if config is not None:
         files += sorted(p for p in config.rglob("*.h") if p.is_file())
     return build.source_stamp(root) + build.file_manifest(files)
@@ -169,6 +171,7 @@ def ensure_image(
     """The path of an up-to-date image of `rtos` for `board`, building it when needed
     (`options`: the build options the spec chose, as (name, value); `settings`: the
     configuration macros a variant changes, targets.firmware.variant)."""
+    arch = BOARDS[board].arch
     given = os.environ.get(rtos.image_env)
     if given:
         path = Path(given)
@@ -177,9 +180,9 @@ def ensure_image(
         text = os.environ.get(rtos.source_env, "").strip()
         checkout = None
         if text and _sources_problem(rtos, text) is None:
-            checkout = read_sources(rtos, Path(text))
+            checkout = read_sources(rtos, Path(text), arch)
         return Image(path, checkout, None, tuple(options))
-    checkout = sources(rtos)
+    checkout = sources(rtos, arch)
     problem = missing(root, rtos, None)
     if problem is not None:
         raise UsageError(f"The {rtos.display} image cannot be built: {problem}.")
@@ -189,7 +192,7 @@ def ensure_image(
     )
     if settings:
         base = config or root / "ports" / rtos.name / "config"
-        variant.check_known(rtos, checkout.path, base, settings)
+        variant.check_known(rtos, checkout.path, base, settings, arch)
         # beside the build folder, not in it: a build that starts afresh
         # empties its folder (rtbench.build), after this was written
         config = variant.write_folder(
@@ -220,7 +223,7 @@ def ensure_image(
         elf = build.cached_build(
             folder,
             folder / rtos.image_name(board),
-            lambda: stamp(root, rtos, checkout.path, config),
+            lambda: stamp(root, rtos, checkout.path, config, arch),
             steps,
             lambda: say(
                 f"Building the {rtos.display} image for {board} "

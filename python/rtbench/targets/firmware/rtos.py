@@ -45,8 +45,12 @@ class Rtos:
     tested_release: str  # the release rtbench is tested with
     required: tuple[str, ...]  # files the sources folder must hold
     digest_files: tuple[str, ...]  # files the image compiles, relative to the folder
-    digest_dirs: tuple[str, ...]  # folders whose .c, .h and .S files it reads
-    known_digests: Mapping[str, str]  # release tag -> digest of those files as published
+    digest_dirs: tuple[str, ...]  # folders whose .c, .h and .S files it reads, on every core
+    # the RTOS's own port folders for each architecture (a board's `arch`)
+    arch_dirs: Mapping[str, tuple[str, ...]]
+    # architecture -> release tag -> the digest of the files an image for that
+    # architecture is built from, as published
+    known_digests: Mapping[str, Mapping[str, str]]
     read_release: Callable[[Path], Release]  # VERSION file, git, a version macro
     cmake_source_var: str  # the port.cmake variable naming the sources folder
     config_header: str  # "FreeRTOSConfig.h": what a configuration folder must hold
@@ -59,6 +63,11 @@ class Rtos:
     critical_sections: CriticalSections | None = None
     # the boards (targets.firmware.boards) its port runs on
     boards: tuple[str, ...] = ("mps2-an385",)
+
+    def built_dirs(self, arch: str | None) -> tuple[str, ...]:
+        """The folders an image for `arch` reads: every core's, then the
+        architecture's port (none when the architecture is not known)."""
+        return (*self.digest_dirs, *self.arch_dirs.get(arch or "", ()))
 
     @property
     def facts_path(self) -> str:

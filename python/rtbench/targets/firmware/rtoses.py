@@ -55,16 +55,20 @@ FREERTOS = Rtos(
         "timers.c",
         "portable/MemMang/heap_4.c",
     ),
-    digest_dirs=("include", "portable/GCC/ARM_CM3"),
+    digest_dirs=("include",),
+    arch_dirs={"armv7m": ("portable/GCC/ARM_CM3",), "armv7l": ("portable/GCC/ARM_CA9",)},
     # the digest of each release's files as published: computed from `git archive
     # <tag>` of https://github.com/FreeRTOS/FreeRTOS-Kernel (LF line endings) and,
-    # for V11.1.0, from a release extract too
+    # for V11.1.0, from a release extract too; ARM_CA9's from the V11.1.0 release extract
     known_digests={
-        "V11.0.0": "49467a73a4a7080f331a5abdc2896bd3adbaa2e2d001c4f7623f246a5e71ba40",
-        "V11.0.1": "bb35a82aac6e90ce87e7c3ea4c8eb0c720bb0ca26ec6d31664b02271d5c03c9f",
-        "V11.1.0": "edbbb421e69ffe013a261676f837136b005aacd198ef47ee64bae5d87ed6720a",
-        "V11.2.0": "98ee14a7b5f5b2606a451cd78ee1d6f8346d5becfd172528a3e655db02cd5029",
-        "V11.3.0": "61796632ee8e627698fcf7f0a0b87df86d92933820221c1688c4beb144258447",
+        "armv7m": {
+            "V11.0.0": "49467a73a4a7080f331a5abdc2896bd3adbaa2e2d001c4f7623f246a5e71ba40",
+            "V11.0.1": "bb35a82aac6e90ce87e7c3ea4c8eb0c720bb0ca26ec6d31664b02271d5c03c9f",
+            "V11.1.0": "edbbb421e69ffe013a261676f837136b005aacd198ef47ee64bae5d87ed6720a",
+            "V11.2.0": "98ee14a7b5f5b2606a451cd78ee1d6f8346d5becfd172528a3e655db02cd5029",
+            "V11.3.0": "61796632ee8e627698fcf7f0a0b87df86d92933820221c1688c4beb144258447",
+        },
+        "armv7l": {"V11.1.0": "47a55324dbbd02e7a0a5c92c54a2b6403d910f227e49a078c59f4dbfe866311f"},
     },
     read_release=_freertos_release,
     cmake_source_var="FREERTOS_KERNEL_PATH",
@@ -140,18 +144,26 @@ UCOS3 = Rtos(
     required=("uC-OS3/Source/os_core.c", "uC-CPU/cpu_core.c", "uC-LIB/lib_def.h"),
     # what ports/ucos3/port.cmake compiles and includes
     digest_files=("uC-CPU/cpu_core.c",),
-    digest_dirs=(
-        "uC-OS3/Source",
-        "uC-OS3/Ports/ARM-Cortex-M/ARMv7-M/*",
-        "uC-OS3/Ports/ARM-Cortex-M/ARMv7-M/GNU",
-        "uC-CPU/*",
-        "uC-CPU/ARM-Cortex-M/ARMv7-M/GNU",
-        "uC-LIB/*",
-    ),
+    digest_dirs=("uC-OS3/Source", "uC-CPU/*", "uC-LIB/*"),
+    arch_dirs={
+        "armv7m": (
+            "uC-OS3/Ports/ARM-Cortex-M/ARMv7-M/*",
+            "uC-OS3/Ports/ARM-Cortex-M/ARMv7-M/GNU",
+            "uC-CPU/ARM-Cortex-M/ARMv7-M/GNU",
+        ),
+        "armv7l": (
+            "uC-OS3/Ports/ARM-Cortex-A/ARMv7-A/*",
+            "uC-OS3/Ports/ARM-Cortex-A/ARMv7-A/GNU",
+            "uC-CPU/ARM-Cortex-A/ARMv7-A/GNU",
+        ),
+    },
     # the digest of the files as published: uC-OS3 v3.08.02 with uC-CPU v1.32.01 and
     # uC-LIB v1.39.01 (the releases upstream's v3.08.02 examples take), from their
     # release extracts
-    known_digests={"v3.08.02": "2d15f11b9f8ca45aaef74844f0322ef84eea2405b82f626cbfe141b46ce82ebb"},
+    known_digests={
+        "armv7m": {"v3.08.02": "2d15f11b9f8ca45aaef74844f0322ef84eea2405b82f626cbfe141b46ce82ebb"},
+        "armv7l": {"v3.08.02": "3c6ac7f5ee61732b291af64171a5ea31fad0a1036e7711384fcec283c8edf38b"},
+    },
     read_release=_ucos3_release,
     cmake_source_var="UCOS3_PATH",
     config_header="os_cfg.h",
@@ -203,10 +215,19 @@ THREADX = Rtos(
     ),
     # what ports/threadx/port.cmake compiles and includes
     digest_files=(),
-    digest_dirs=("common/inc", "common/src", "ports/cortex_m3/gnu/inc", "ports/cortex_m3/gnu/src"),
+    digest_dirs=("common/inc", "common/src"),
+    arch_dirs={
+        "armv7m": ("ports/cortex_m3/gnu/inc", "ports/cortex_m3/gnu/src"),
+        "armv7l": ("ports/cortex_a7/gnu/inc", "ports/cortex_a7/gnu/src"),
+    },
     # the digest of the files as published, from the v6.4.2_rel release extract
     known_digests={
-        "v6.4.2_rel": "e76ec122dde1d225b02fbe8f5d069810dc3ad697f2718c73612254c5c6e82ad3"
+        "armv7m": {
+            "v6.4.2_rel": "e76ec122dde1d225b02fbe8f5d069810dc3ad697f2718c73612254c5c6e82ad3"
+        },
+        "armv7l": {
+            "v6.4.2_rel": "61cbb42029270edcefff868a85b4f70ddaa86466523aaa198869ec52287d33e0"
+        },
     },
     read_release=_threadx_release,
     # TX_DISABLE is inline (`mrs` of PRIMASK, `cpsid i`) in every service and

@@ -45,10 +45,12 @@ def parse(rtos: Rtos, text: str) -> tuple[tuple[str, str], ...]:
 
 
 def check_known(
-    rtos: Rtos, sources: Path, config: Path, settings: Sequence[tuple[str, str]]
+    rtos: Rtos, sources: Path, config: Path, settings: Sequence[tuple[str, str]], arch: str
 ) -> None:
-    """UsageError for a setting no header of the RTOS's sources or configuration names."""
-    headers = [sources / n for n in files_built(sources, rtos.digest_files, rtos.digest_dirs)]
+    """UsageError for a setting no header of the RTOS's sources for `arch` or of the
+    configuration names."""
+    built = files_built(sources, rtos.digest_files, rtos.built_dirs(arch))
+    headers = [sources / n for n in built]
     headers += sorted(config.glob("*.h"))
     text = "\n".join(
         p.read_text(errors="replace") for p in headers if p.suffix == ".h" and p.is_file()
