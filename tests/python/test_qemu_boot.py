@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
-import signal
 import subprocess
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +29,12 @@ import jsonschema
 import pytest
 
 from conftest import cli
+from kill_hook import KillQemu
 from rtbench.errors import RtbenchError
 from rtbench.model import catalog
-from rtbench.model.catalog import CoreScenario
-from rtbench.model.results import RESULTS_FILE, ScenarioOutcome
+from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
 from rtbench.run import runner
-from rtbench.run.hooks import HookContext
 from rtbench.run.progress import Progress
 from rtbench.targets.qemu import QemuTarget
 from traced import usable_guest
@@ -149,44 +145,6 @@ def test_a_one_cpu_rt_guest_hears_a_kill_under_a_top_priority_busy_loop(tmp_path
     assert _qemu_left(temp) == []
 
 
-class _KillQemu:
-    """A run hook that kills the guest's QEMU `after_s` into one unit."""
-
-    key = "kill_qemu"
-
-    def __init__(self, target: QemuTarget, unit: str, after_s: float) -> None:
-        self.target = target
-        self.unit = unit
-        self.after_s = after_s
-        self.killed: list[int] = []
-        self._timer: threading.Timer | None = None
-
-    def start(self, ctx: HookContext) -> None:
-        return None
-
-    def _kill(self) -> None:
-        machine = self.target.machine
-        if machine is not None and machine.pid is not None:
-            self.killed.append(machine.pid)
-            os.kill(machine.pid, signal.SIGKILL)
-
-    def before_unit(self, unit: CoreScenario) -> list[str]:
-        if unit.name == self.unit and not self.killed:
-            self._timer = threading.Timer(self.after_s, self._kill)
-            self._timer.start()
-        return []
-
-    def after_unit(self, unit: CoreScenario, outcome: ScenarioOutcome) -> ScenarioOutcome:
-        return outcome
-
-    def stop(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-
-    def describe(self) -> dict[str, Any]:
-        return {"unit": self.unit, "killed": list(self.killed)}
-
-
 def test_killing_qemu_mid_scenario_is_lost_and_the_run_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,7 +170,7 @@ def test_killing_qemu_mid_scenario_is_lost_and_the_run_goes_on(
         _meta, core_catalog = runner.query_catalog(target.transport(), cpu)
         victim = "clk.tick"
         selection, _ = catalog.select(core_catalog, [victim, VERDICTS[0]])
-        hook = _KillQemu(target, victim, after_s=1.5)
+        hook = KillQemu(target, victim, after_s=1.5)
         options = runner.RunOptions(profile="quick", patterns=(), cpu=cpu, out_dir=tmp_path / "o")
         (tmp_path / "o").mkdir()
         run = runner.Run(
