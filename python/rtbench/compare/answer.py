@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from rtbench.compare import capabilities, groups, wording
 from rtbench.compare.rating import FAMILIES
+from rtbench.model.target import TargetView
 from rtbench.report.common import first_meta
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ def _clock(comparison: Comparison, index: int) -> str:
     letters = "".join(comparison.systems[i].letter for i in group.members)
     shared = f" [{letters}]" if len(group.members) > 1 else ""
     if group.kind == groups.WALL_CLOCK:
-        info = comparison.systems[index].doc.run.target_info or {}
-        return "TCG wall clock" + (" (icount=off)" if info.get("icount_choice") == "off" else "")
+        chosen = TargetView.of(comparison.systems[index].doc).wall_clock_chosen
+        return "TCG wall clock" + (" (icount=off)" if chosen else "")
     if group.kind == groups.INSTRUCTIONS:
         return f"icount {_shift(comparison, index)}{shared}"
     host = comparison.systems[index].doc.host.get("hostname")
@@ -92,8 +93,7 @@ def _shift(comparison: Comparison, index: int) -> int | None:
     group = groups.group_of(comparison.groups, index)
     if group.kind != groups.INSTRUCTIONS:
         return None
-    info = comparison.systems[index].doc.run.target_info or {}
-    return groups._shift(info)
+    return TargetView.of(comparison.systems[index].doc).icount_shift
 
 
 def _figure(comparison: Comparison, row: MetricRow, index: int) -> str:
@@ -115,11 +115,10 @@ def _instructions(comparison: Comparison, row: MetricRow, index: int) -> str:
 
 
 def _size(comparison: Comparison, index: int, what: str) -> str:
-    info = comparison.systems[index].doc.run.target_info or {}
-    size = info.get("code_size")
-    image = size.get("image") if isinstance(size, Mapping) else None
-    if not isinstance(image, Mapping):
+    size = TargetView.of(comparison.systems[index].doc).image_size
+    if size is None:
         return "-"
+    image = size["image"]
     if what == "code":
         return f"{int(image.get('text', 0)):,} B"
     return f"{int(image.get('data', 0)) + int(image.get('bss', 0)):,} B"

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rtbench.model.target import TargetView
+
 if TYPE_CHECKING:
     from rtbench.compare.model import System
 
@@ -16,11 +18,7 @@ FUNCTIONS_SHOWN = 4
 
 
 def _size(system: System) -> Mapping[str, Any] | None:
-    info = system.doc.run.target_info or {}
-    size = info.get("code_size") if isinstance(info, Mapping) else None
-    if not isinstance(size, Mapping) or not isinstance(size.get("image"), Mapping):
-        return None
-    return size
+    return TargetView.of(system.doc).image_size
 
 
 def _change(base: int, value: int) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtbench.compare import groups as cgroups
 from rtbench.model.results import ResultsDocument
+from rtbench.model.target import TargetView
 from rtbench.report.common import first_meta, modified_text, os_settings
 from rtbench.run.load import KEY as LOAD_KEY
 from rtbench.run.load import summary as load_summary
@@ -231,11 +232,10 @@ class Configuration:
 
 
 def _target_text(system: System) -> str:
-    run = system.doc.run
-    info = run.target_info or {}
-    parts = [str(run.target)]
-    shift = cgroups._shift(info)
-    if info.get("emulated"):
+    target = TargetView.of(system.doc)
+    parts = [str(system.doc.run.target)]
+    shift = target.icount_shift
+    if target.emulated:
         parts.append(f"-icount shift={shift}" if shift is not None else "no -icount")
     return ", ".join(parts)
 

@@ -28,6 +28,7 @@ from rtbench.compare import significance as cstats
 from rtbench.model import units
 from rtbench.model.records import params_key
 from rtbench.model.summary import MetricSummary
+from rtbench.model.target import TargetView
 
 if TYPE_CHECKING:
     from rtbench.compare.model import SamplesReader, System
@@ -52,8 +53,10 @@ DECIDING = ("min", "median", "max")
 # The statistic a difference is told by first: the median, else the maximum, else any.
 _HEADLINE = ("median", "max", "min")
 # What the machine of a deterministic run is: the same on both sides, or no exact comparison.
-_MACHINE = (("board", "board"), ("arch", "architecture"), ("emulator", "emulator"))
-_MACHINE_VERSION = ("emulator_version", "emulator version")
+# what must be the same for exact figures (TargetView.machine's names); a
+# version not recorded on one side is not known to differ
+_MACHINE = ("board", "architecture", "emulator")
+_MACHINE_VERSION = "emulator version"
 
 
 @dataclass(frozen=True)
@@ -70,13 +73,6 @@ class Pairing:
     warn: bool = False
 
 
-def _deterministic(target_info: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    found = (target_info or {}).get("deterministic")
-    if isinstance(found, Mapping) and isinstance(found.get("icount_shift"), int):
-        return found
-    return None
-
-
 def _shift_text(shift: int) -> str:
     return f"-icount shift={shift}, {2**shift} ns an instruction"
 
@@ -86,8 +82,8 @@ def pairing(base: System, other: System) -> Pairing:
     shift, on the same emulated board (same board, architecture, emulator and its
     version as recorded in `run.target_info`)."""
     pair = f"A and {other.letter}"
-    runs = [(s.letter, r.doc.run.target_info) for s in (base, other) for r in s.runs()]
-    modes = [_deterministic(info) for _letter, info in runs]
+    runs = [(s.letter, TargetView.of(r.doc)) for s in (base, other) for r in s.runs()]
+    modes = [target.deterministic for _letter, target in runs]
     if all(m is None for m in modes):
         return Pairing(False)
     fallback = "their figures are not comparable as exact, so they are tested by statistics"
@@ -113,20 +109,20 @@ def pairing(base: System, other: System) -> Pairing:
             warn=True,
         )
     shift = shifts[0]
-    infos = [info or {} for _letter, info in runs]
-    if not any(info.get("board") for info in infos):
+    machines = [target.machine() for _letter, target in runs]
+    if not any(target.is_board for _letter, target in runs):
         return Pairing(
             False,
             shift=shift,
             sentence=f"{pair} ran deterministic guest operating systems, whose figures do not "
             "repeat exactly from run to run (docs/targets.md), so they are tested by statistics.",
         )
-    for key, name in (*_MACHINE, _MACHINE_VERSION):
-        values = [info.get(key) for info in infos]
+    for name in (*_MACHINE, _MACHINE_VERSION):
+        values = [machine[name] for machine in machines]
         # a board on one side only is a difference; an unrecorded version is not known
-        known = {str(v) for v in values if v is not None or key == "board"}
+        known = {str(v) for v in values if v is not None or name == "board"}
         if len(known) > 1:
-            shown = _per_system(runs, key)
+            shown = _per_system(runs, name)
             return Pairing(
                 False,
                 shift=shift,
@@ -134,8 +130,8 @@ def pairing(base: System, other: System) -> Pairing:
                 f"{shown}): {fallback}.",
                 warn=True,
             )
-    board = infos[0].get("board")
-    version = infos[0].get("emulator_version")
+    board = machines[0]["board"]
+    version = machines[0]["emulator version"]
     emulator = f"QEMU {version}" if version else "the same emulator"
     return Pairing(
         True,
@@ -147,11 +143,11 @@ def pairing(base: System, other: System) -> Pairing:
     )
 
 
-def _per_system(runs: Sequence[tuple[str, Mapping[str, Any] | None]], key: str) -> str:
-    """`A 8.2.2, B 7.2.0`: each system's values of a target fact (first seen first)."""
+def _per_system(runs: Sequence[tuple[str, TargetView]], name: str) -> str:
+    """`A 8.2.2, B 7.2.0`: each system's values of a machine fact (first seen first)."""
     seen: dict[str, list[str]] = {}
-    for letter, info in runs:
-        value = str((info or {}).get(key))
+    for letter, target in runs:
+        value = str(target.machine()[name])
         if value not in seen.setdefault(letter, []):
             seen[letter].append(value)
     return ", ".join(f"{letter} {'/'.join(values)}" for letter, values in seen.items())

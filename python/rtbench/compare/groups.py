@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rtbench.model.target import TargetView
 
 if TYPE_CHECKING:
     from rtbench.compare.model import System
@@ -50,19 +52,12 @@ class Group:
         return self.kind != WALL_CLOCK and len(self.members) > 1
 
 
-def _shift(info: Mapping[str, Any]) -> int | None:
-    found = info.get("deterministic")
-    if isinstance(found, Mapping) and isinstance(found.get("icount_shift"), int):
-        return int(found["icount_shift"])
-    return None
-
-
 def _run_key(doc: ResultsDocument) -> tuple[str, tuple[str, ...], str]:
     """(kind, identity, label) of the machine whose clock timed one run."""
-    info = doc.run.target_info or {}
-    shift = _shift(info)
-    if info.get("emulated"):
-        machine = str(info.get("board") or info.get("arch") or "unknown machine")
+    target = TargetView.of(doc)
+    shift = target.icount_shift
+    if target.emulated:
+        machine = target.board or target.arch or "unknown machine"
         if shift is not None:
             label = f"emulated {machine}, -icount shift={shift} ({2**shift} ns an instruction)"
             return INSTRUCTIONS, (machine, str(shift)), label
@@ -70,7 +65,7 @@ def _run_key(doc: ResultsDocument) -> tuple[str, tuple[str, ...], str]:
     host = doc.host
     cpus = host.get("cpus")
     model = cpus.get("model") if isinstance(cpus, Mapping) else None
-    name = host.get("hostname") or info.get("board")
+    name = host.get("hostname") or target.board
     shown = ", ".join(str(p) for p in (name, model) if p) or "machine not recorded"
     return MACHINE, (str(model), str(name)), shown
 

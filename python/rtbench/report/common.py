@@ -14,6 +14,7 @@ from typing import Any, TypeGuard
 from rtbench.model import catalog, units
 from rtbench.model.results import ResultsDocument, ScenarioOutcome
 from rtbench.model.summary import MetricSummary
+from rtbench.model.target import TargetView
 
 STATUS_WORDS = {
     "ok": "ok",
@@ -187,7 +188,7 @@ EMULATED_BANNER = (
 
 def emulated(doc: ResultsDocument) -> bool:
     """Whether the run measured an emulated machine (a QEMU guest under TCG)."""
-    return bool((doc.run.target_info or {}).get("emulated"))
+    return TargetView.of(doc).emulated
 
 
 def checkout_text(kernel: Mapping[str, Any]) -> str | None:
@@ -222,10 +223,9 @@ def sources_text(checkout: Mapping[str, Any]) -> str | None:
 
 def deterministic(doc: ResultsDocument) -> str | None:
     """One sentence when the run was in deterministic mode (QEMU -icount), else None."""
-    info = (doc.run.target_info or {}).get("deterministic")
-    if not isinstance(info, Mapping) or not isinstance(info.get("icount_shift"), int):
+    shift = TargetView.of(doc).icount_shift
+    if shift is None:
         return None
-    shift = info["icount_shift"]
     return (
         f"DETERMINISTIC (-icount shift={shift}): the clock follows executed instructions, "
         f"{2**shift} ns each; figures count instructions on the path, not hardware time."

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rtbench.model.results import ResultsDocument
+from rtbench.model.target import TargetView
 
 Json = dict[str, Any]
 
@@ -71,17 +72,8 @@ def _natural(text: str) -> str:
     return re.sub(r"\d+", lambda m: m.group(0).zfill(12), text)
 
 
-def _kernel_source(info: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for key, value in info.items():
-        if key.endswith("_kernel") and isinstance(value, Mapping):
-            return value
-    return None
-
-
 def testbed_of(doc: ResultsDocument) -> Json:
-    run, info, meta = doc.run, dict(doc.run.target_info or {}), _meta(doc)
-    det = info.get("deterministic")
-    shift = det.get("icount_shift") if isinstance(det, Mapping) else None
+    run, target, meta = doc.run, TargetView.of(doc), _meta(doc)
     conditions = {
         k: {n: x for n, x in v.items() if n != "units"} if isinstance(v, Mapping) else v
         for k, v in (run.conditions or {}).items()
@@ -92,18 +84,18 @@ def testbed_of(doc: ResultsDocument) -> Json:
         "cpu": run.cpu,
         "options": options,
         "conditions": conditions,
-        "config_dir": next((v for k, v in info.items() if k.endswith("_config_dir")), None),
+        "config_dir": target.config_dir,
     }
     digest = hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[
         :12
     ]
     return {
         "target": run.target,
-        "machine": info.get("board") or doc.host.get("hostname") or info.get("hostname") or "-",
-        "arch": info.get("arch") or meta.get("arch") or "-",
-        "emulated": bool(info.get("board") or str(run.target).startswith("qemu:")),
-        "icount_shift": shift,
-        "libc": meta.get("libc") or info.get("libc") or "-",
+        "machine": target.board or doc.host.get("hostname") or target.hostname or "-",
+        "arch": target.arch or meta.get("arch") or "-",
+        "emulated": target.is_board or target.emulated,
+        "icount_shift": target.icount_shift,
+        "libc": meta.get("libc") or target.libc or "-",
         "profile": run.profile,
         "config": digest,
         "imported": run.source.get("tool") if run.source else None,
@@ -120,13 +112,13 @@ def testbed_text(testbed: Mapping[str, Any]) -> str:
 
 def version_of(doc: ResultsDocument) -> tuple[Json, str, str]:
     """The version under test, how it reads, and its sort key."""
-    info, meta = dict(doc.run.target_info or {}), _meta(doc)
+    target, meta = TargetView.of(doc), _meta(doc)
     kernel = doc.host.get("kernel") if isinstance(doc.host.get("kernel"), Mapping) else {}
     assert isinstance(kernel, Mapping)
-    source = _kernel_source(info)
-    if source is not None or info.get("board"):
-        os_name = str(info.get("os") or meta.get("os") or "RTOS")
-        release = str(info.get("os_release") or (source or {}).get("tag") or "unknown")
+    source = target.kernel_source
+    if source is not None or target.is_board:
+        os_name = str(target.os or meta.get("os") or "RTOS")
+        release = str(target.os_release or (source or {}).get("tag") or "unknown")
         digest = (source or {}).get("digest")
         build = None if digest is None else str(digest)[:12]
         text = f"{os_name} {release}" + (f" ({build})" if build else "")
@@ -184,7 +176,7 @@ def extract(doc: ResultsDocument) -> Extracted:
         text,
         order,
         # an emulated board's figures repeat exactly; a guest OS's do not (docs/targets.md)
-        testbed["icount_shift"] is not None and bool((doc.run.target_info or {}).get("board")),
+        testbed["icount_shift"] is not None and TargetView.of(doc).is_board,
         tuple(metrics),
         tuple(verdicts),
     )
