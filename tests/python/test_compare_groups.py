@@ -159,3 +159,10 @@ def test_the_first_screen_is_the_answer(tmp_path: Path) -> None:
     (db / "results.json").write_text(json.dumps(doc))
     c = model.build(model.load_systems([free, db]))
     assert dict(answer.table(c))["behaviour"][1] == "0 pass; FAILS MUT-B-ARC: synthetic fail"
+    # several checks of one label failing for one reason are said once, counted
+    second = verdict_record("mut.behavior.pi", "MUT-B-ARC", "fail")
+    second["check"] = "inherit"
+    doc["scenarios"][0]["records"].append(second)
+    (db / "results.json").write_text(json.dumps(doc))
+    c = model.build(model.load_systems([free, db]))
+    assert dict(answer.table(c))["behaviour"][1] == "0 pass; FAILS MUT-B-ARC: synthetic fail (x2)"

@@ -66,7 +66,11 @@ def _behaviour(comparison: Comparison, index: int) -> str:
             bad.append(f"{word} {row.label or row.scenario}: {cell.reason}")
     if not bad and not passes:
         return "-"
-    return "; ".join([f"{passes} pass", *bad])
+    # a label with several checks that fail or are unsupported for one reason is
+    # said once, with how many
+    counted = {line: bad.count(line) for line in bad}
+    said = [line if n == 1 else f"{line} (x{n})" for line, n in counted.items()]
+    return "; ".join([f"{passes} pass", *said])
 
 
 def _services(comparison: Comparison, index: int) -> str:
