@@ -1,19 +1,25 @@
 # SPDX-License-Identifier: Apache-2.0
 """The emulated core of a QEMU guest (`qemu:NAME,cpu=CORE`): the spec, QEMU's
-command line, what the result records and `rtbench targets` shows. No boots:
-the guests booted for real are in test_qemu_boot.py."""
+command line, what the result records and `rtbench targets` shows, and how a
+guest and an RTOS board on one core are compared under -icount. No boots: the
+guests booted for real are in test_qemu_boot.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import cli
+from rtbench.compare import groups, model
 from rtbench.errors import UsageError
 from rtbench.targets.guest import cores, images
 from rtbench.targets.guest.machine import MachineConfig
 from rtbench.targets.qemu import QemuTarget, machine_args, parse_spec
+from synth import lognormal, write_result
+
+WAKE: tuple[str, str, str | None] = ("sem.signal.unblock", "release", "SEM-P-ARC")
 
 
 def test_the_armhf_guests_run_on_a_cortex_a15_unless_asked_for_a_cortex_a7() -> None:
@@ -106,3 +112,58 @@ def test_rtbench_targets_names_each_guests_default_core(tmp_path: Path) -> None:
     assert "cpu=CORE" in line
     assert "armhf guests cpu=cortex-a15 (default)|cortex-a7" in line
     assert "arm64 guests cpu=cortex-a53 (default)|cortex-a57|cortex-a72" in line
+
+
+# ---- a guest and the RTOSes on one core, compared ----------------------------------
+
+
+def _info(spec: str, shift: int | None, **machine: str) -> dict[str, Any]:
+    return {
+        "kind": "qemu",
+        "spec": spec,
+        **machine,
+        "emulator": "qemu-system-arm",
+        "emulator_version": "7.2.22",
+        "accel": "tcg",
+        "emulated": True,
+        "icount_shift": shift,
+        "deterministic": None if shift is None else {"icount_shift": shift},
+    }
+
+
+def _guest(shift: int | None, cpu: str = "cortex-a7") -> dict[str, Any]:
+    spec = f"qemu:debian-rt-armhf,cpu={cpu}"
+    return _info(spec, shift, guest="debian-rt-armhf", arch="armv7l", cpu=cpu)
+
+
+def _board(rtos: str, shift: int | None) -> dict[str, Any]:
+    spec = f"qemu:{rtos}-virt-a7"
+    return _info(spec, shift, board="virt-a7", arch="armv7l", cpu="cortex-a7")
+
+
+def _comparison(tmp_path: Path, infos: list[dict[str, Any]]) -> model.Comparison:
+    paths = []
+    for index, info in enumerate(infos):
+        run = {"target": info["spec"], "target_info": info}
+        metrics = {WAKE: lognormal(index + 1, 2000, 3000 + 500 * index)}
+        paths.append(write_result(tmp_path / f"s{index}", metrics, run=run))
+    return model.build(model.load_systems(paths))
+
+
+def test_linux_and_the_rtoses_on_one_core_under_icount_are_one_group(tmp_path: Path) -> None:
+    c = _comparison(tmp_path, [_guest(5), _board("freertos", 5), _board("threadx", 5)])
+    assert [g.members for g in c.groups] == [(0, 1, 2)]
+    assert c.groups[0].rated and c.groups[0].label.startswith("emulated cortex-a7, -icount shift=5")
+    assert all(d is not None for d in c.metrics[0].differences[1:])
+    # the same unit, but the guest's figures do not repeat: statistics, not exact
+    assert not c.exact_with(1)
+    assert any("same emulated core (cortex-a7, -icount shift=5" in n for n in c.notes)
+    assert not any("different emulated machines" in w for w in c.warnings)
+
+
+def test_another_core_or_shift_or_the_wall_clock_is_another_group(tmp_path: Path) -> None:
+    infos = [_guest(5, "cortex-a15"), _guest(3), _guest(None), _board("ucos3", 5)]
+    c = _comparison(tmp_path, infos)
+    assert [g.members for g in c.groups] == [(0,), (1,), (2,), (3,)]
+    assert [g.kind for g in c.groups][2] == groups.WALL_CLOCK
+    assert all(d is None for d in c.metrics[0].differences[1:])
