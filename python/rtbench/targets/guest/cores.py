@@ -4,9 +4,9 @@
 
 An armhf guest runs on QEMU's `virt` machine like the RTOSes' `virt-a7` board,
 so `cpu=cortex-a7` puts Linux and those RTOSes on the same emulated core. Every
-core listed boots the architecture's Debian kernels (armmp and rt-armmp need
-the generic timer and a GIC, which the Cortex-A7 and A15 have and the A8 and A9
-lack). amd64 guests run QEMU's `max` CPU only.
+core listed boots the architecture's Debian kernels, standard and PREEMPT_RT
+(on `virt` the armhf kernels tick from the generic timer, which the Cortex-A7
+and A15 have and the A8 and A9 do not). amd64 guests run QEMU's `max` CPU only.
 
 Small on purpose: `rtbench targets` reads it without loading the QEMU modules.
 """
