@@ -6,9 +6,10 @@ tested and rated against each other only when the machine is the same, in one
 of two ways:
 
 - *instructions*: an emulated machine in deterministic mode (QEMU -icount)
-  whose clock follows executed instructions: the same emulated machine (board,
-  or architecture for a guest) with the same shift counts the same unit, on any
-  host;
+  whose clock follows executed instructions: the same emulated core (`cpu` of
+  the target, else its board, or architecture for a guest) with the same shift
+  counts the same unit, on any host, whatever runs on it: a Linux guest and an
+  RTOS image on QEMU's Cortex-A7 are timed in instructions of one core;
 - *machine*: real hardware (the host, a board on a serial line, a guest under
   KVM): the same CPU model on the same host name.
 
@@ -57,7 +58,9 @@ def _run_key(doc: ResultsDocument) -> tuple[str, tuple[str, ...], str]:
     target = TargetView.of(doc)
     shift = target.icount_shift
     if target.emulated:
-        machine = target.board or target.arch or "unknown machine"
+        # the core the clock counted instructions of; an image's board, or a
+        # guest's architecture, where no core was recorded
+        machine = target.core or target.board or target.arch or "unknown machine"
         if shift is not None:
             label = f"emulated {machine}, -icount shift={shift} ({2**shift} ns an instruction)"
             return INSTRUCTIONS, (machine, str(shift)), label

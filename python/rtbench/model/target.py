@@ -54,6 +54,13 @@ class TargetView:
         return self._text("arch")
 
     @property
+    def core(self) -> str | None:
+        """The emulated core (QEMU's -cpu: `cortex-a7`), None when not recorded or
+        when the guest ran on the host's own core (KVM: `host`)."""
+        found = self._text("cpu")
+        return None if found == "host" else found
+
+    @property
     def hostname(self) -> str | None:
         return self._text("hostname")
 

@@ -20,6 +20,7 @@ from rtbench.targets.base import Deterministic, Target
 from rtbench.targets.firmware.boards import BOARDS
 from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.rtoses import RTOSES
+from rtbench.targets.guest import cores as guest_cores
 from rtbench.targets.local import LocalTarget
 from rtbench.targets.ssh import SshTarget
 from rtbench.targets.ssh_link import ssh_ready
@@ -84,9 +85,10 @@ def _emulated(
 
 KINDS["qemu"] = _emulated(
     name="qemu",
-    syntax="qemu:NAME[,cpus=N,memory=MiB,accel=kvm|tcg,icount=SHIFT,append=...]",
+    syntax="qemu:NAME[,cpus=N,memory=MiB,accel=kvm|tcg,icount=SHIFT,cpu=CORE,append=...]",
     summary="a Debian kernel booted under QEMU: debian-amd64, debian-rt-amd64, "
-    "debian-arm64, debian-rt-arm64, debian-armhf, debian-rt-armhf",
+    "debian-arm64, debian-rt-arm64, debian-armhf, debian-rt-armhf; the emulated core: "
+    + guest_cores.summary(),
     needs="qemu-system-x86 / qemu-system-arm, the cross compilers gcc-aarch64-linux-gnu and "
     "gcc-arm-linux-gnueabihf for ARM guests, gpgv, and the network on first use of a guest",
     module="qemu",

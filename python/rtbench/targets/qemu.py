@@ -12,8 +12,11 @@ measurement CPU defaults to the last), `memory=MiB` (default 512),
 `accel=kvm|tcg` (default: KVM when it works for the guest here, else TCG),
 `icount=SHIFT` (deterministic mode: the guest clock advances 2^SHIFT ns per
 executed instruction; needs cpus=1; `rtbench run --deterministic` sets it
-to DETERMINISTIC_SHIFT when the spec does not) and `append=...` (extra kernel
-command line; it takes the rest of the spec, commas included).
+to DETERMINISTIC_SHIFT when the spec does not), `cpu=CORE` (the emulated core,
+QEMU's -cpu: guest.cores lists each architecture's, the first the default;
+under TCG only, since KVM runs the host's core; not the measurement CPU, which
+is `rtbench run --cpu N`) and `append=...` (extra kernel command line; it takes
+the rest of the spec, commas included).
 
 Under TCG every timing figure is emulated: the results carry the caveat
 `emulated` (timing is not representative of hardware). Behaviour verdicts
@@ -29,7 +32,7 @@ from typing import Any
 from rtbench import system
 from rtbench.errors import UsageError
 from rtbench.targets.base import Say, Tracing
-from rtbench.targets.guest import debian, images
+from rtbench.targets.guest import cores, debian, images
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
 from rtbench.targets.guest.tuning import GuestTuning
 from rtbench.targets.qemu_base import (
@@ -67,6 +70,7 @@ class QemuOptions:
     icount: int | None = None
     append: str = ""
     cpus_given: bool = False  # cpus= was in the spec
+    cpu_model: str | None = None  # cpu=: the emulated core; None for the guest's default
 
 
 def _number(key: str, text: str, low: int, high: int) -> int:
@@ -89,10 +93,10 @@ def parse_spec(spec: str) -> tuple[images.Guest, QemuOptions]:
     values: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep or key not in ("cpus", "memory", "accel", "icount") or key in values:
+        if not sep or key not in ("cpus", "memory", "accel", "icount", "cpu") or key in values:
             raise UsageError(
                 f"Unknown or repeated QEMU option '{pair}' (use cpus=N, memory=MiB, "
-                "accel=kvm|tcg, icount=SHIFT, append=...)."
+                "accel=kvm|tcg, icount=SHIFT, cpu=CORE, append=...)."
             )
         values[key] = value
     accel = values.get("accel")
@@ -106,6 +110,14 @@ def parse_spec(spec: str) -> tuple[images.Guest, QemuOptions]:
         if cpus not in (None, 1):
             raise UsageError("QEMU option icount needs cpus=1 (with more, guests hang).")
         cpus = 1
+    cpu_model = _cpu_model(guest, values["cpu"]) if "cpu" in values else None
+    if cpu_model is not None:
+        if accel == "kvm":
+            raise UsageError(
+                f"QEMU option cpu={cpu_model} chooses an emulated core, and KVM runs the host's: "
+                "use accel=tcg or drop cpu=."
+            )
+        accel = "tcg"
     options = QemuOptions(
         cpus=cpus if cpus is not None else DEFAULT_CPUS,
         memory_mib=_number("memory", values["memory"], 128, 65536)
@@ -115,8 +127,33 @@ def parse_spec(spec: str) -> tuple[images.Guest, QemuOptions]:
         icount=icount,
         append=append.strip(),
         cpus_given="cpus" in values,
+        cpu_model=cpu_model,
     )
     return guest, options
+
+
+def _cpu_model(guest: images.Guest, core: str) -> str:
+    """The core cpu= names, or UsageError: one the guest's kernels boot on."""
+    if core in cores.CORES[guest.deb_arch]:
+        return core
+    if re.fullmatch(r"\d+", core):
+        raise UsageError(
+            f"QEMU option cpu= names the emulated core ({cores.listed(guest.deb_arch)}); "
+            f"the measurement CPU is chosen with rtbench run --cpu {core}."
+        )
+    raise UsageError(
+        f"QEMU option cpu={core} is not a core the {guest.name} guest runs on "
+        f"(use {cores.listed(guest.deb_arch)})."
+    )
+
+
+def machine_args(guest: images.Guest, cpu_model: str, icount: int | None) -> list[str]:
+    """QEMU's -M and -cpu arguments for the guest on `cpu_model` ("host" under KVM)."""
+    args = list(guest.machine_args)
+    args[args.index("-cpu") + 1] = cpu_model
+    if icount is not None and guest.deb_arch == "arm64":
+        args[1] += ",dtb-randomness=off"  # identical runs need the same DTB
+    return args
 
 
 def ready() -> str | None:
@@ -201,14 +238,9 @@ class QemuTarget(QemuBase):
             )
             if p
         )
-        machine_args = list(self.guest.machine_args)
-        if self.accel == "kvm":
-            machine_args[machine_args.index("-cpu") + 1] = "host"  # KVM runs the host's CPU
-        if self.options.icount is not None and self.guest.deb_arch == "arm64":
-            machine_args[1] += ",dtb-randomness=off"  # identical runs need the same DTB
         self._config = self.launch = MachineConfig(
             qemu=self.guest.qemu,
-            machine=machine_args,
+            machine=machine_args(self.guest, self.cpu_model, self.options.icount),
             kernel=image,
             initrd=initrd,
             append=append,
@@ -220,9 +252,22 @@ class QemuTarget(QemuBase):
         )
         self._boot(say)
 
+    @property
+    def cpu_model(self) -> str:
+        """The core QEMU runs: cpu=, else the guest's default; the host's under KVM."""
+        if self.accel == "kvm":
+            return "host"
+        return self.options.cpu_model or cores.default_core(self.guest.deb_arch)
+
     def _choose_accel(self) -> tuple[str, str]:
         wanted = self.options.accel
-        why_not = kvm_usable(self.guest.machine) if wanted != "tcg" else "accel=tcg was asked for"
+        why_not: str | None
+        if self.options.cpu_model is not None:
+            why_not = f"cpu={self.options.cpu_model} asks for an emulated core"
+        elif wanted == "tcg":
+            why_not = "accel=tcg was asked for"
+        else:
+            why_not = kvm_usable(self.guest.machine)
         if wanted == "kvm" and why_not is not None:
             raise UsageError(f"KVM cannot run the {self.guest.name} guest here: {why_not}.")
         if why_not is None:
@@ -232,7 +277,7 @@ class QemuTarget(QemuBase):
     def boot_message(self) -> str:
         return (
             f"Booting {self.guest.name} ({self.kernel.package if self.kernel else '?'}, "
-            f"{self.options.cpus} CPU(s), {self.accel.upper()})..."
+            f"{self.cpu_model}, {self.options.cpus} CPU(s), {self.accel.upper()})..."
         )
 
     # ---- what the runner asks ---------------------------------------------------
@@ -292,6 +337,8 @@ class QemuTarget(QemuBase):
             "spec": self.spec,
             "guest": self.guest.name,
             "arch": self.guest.machine,
+            "cpu": self.cpu_model,
+            "cpu_choice": "spec" if self.options.cpu_model else "default",
             "libc": "glibc",
             "kernel": self.kernel.describe() if self.kernel else None,
             "kernel_release": self.release,

@@ -26,6 +26,7 @@ from rtbench import build
 from rtbench.errors import BuildError, UsageError
 from rtbench.paths import ROOT
 from rtbench.targets.guest import debian, initramfs
+from rtbench.targets.guest.cores import default_core
 
 GUEST_CORE_ENV = "RTBENCH_GUEST_CORE"
 # The agent's sources: its own, and the serial line protocol's part it shares
@@ -78,7 +79,7 @@ class Guest:
     deb_arch: str  # Debian architecture of the kernel package
     machine: str  # what `uname -m` says in the guest (and the core's build arch)
     qemu: str  # the QEMU system emulator
-    machine_args: tuple[str, ...]
+    machine_args: tuple[str, ...]  # with the default core after -cpu (guest.cores)
     cross_cc: str  # the C compiler that builds the agent
     serial_port: str  # the guest's device for the protocol
     console: str  # the kernel console arguments
@@ -97,7 +98,7 @@ def _guest(name: str, meta: str, arch: str, rt: bool) -> Guest:
             arch,
             "x86_64",
             "qemu-system-x86_64",
-            ("-M", "pc", "-cpu", "max"),
+            ("-M", "pc", "-cpu", default_core(arch)),
             "gcc" if build_host_machine() == "x86_64" else "x86_64-linux-gnu-gcc",
             "ttyS1",
             # the TSC is the core's counter; QEMU's is stable even when the kernel doubts it
@@ -111,7 +112,7 @@ def _guest(name: str, meta: str, arch: str, rt: bool) -> Guest:
             arch,
             "aarch64",
             "qemu-system-aarch64",
-            ("-M", "virt", "-cpu", "cortex-a53"),
+            ("-M", "virt", "-cpu", default_core(arch)),
             "aarch64-linux-gnu-gcc",
             "ttyAMA0",
             "console=ttyAMA0 quiet loglevel=0",
@@ -123,7 +124,7 @@ def _guest(name: str, meta: str, arch: str, rt: bool) -> Guest:
         arch,
         "armv7l",
         "qemu-system-arm",
-        ("-M", "virt,highmem=off", "-cpu", "cortex-a15"),
+        ("-M", "virt,highmem=off", "-cpu", default_core(arch)),
         "arm-linux-gnueabihf-gcc",
         "ttyAMA0",
         "console=ttyAMA0 quiet loglevel=0",
