@@ -13,6 +13,7 @@ BOARD = {
     "emulator": "qemu-system-arm",
     "emulator_version": "7.2.22",
     "emulated": True,
+    "cpu": "cortex-a7",
     "deterministic": {"icount_shift": 5, "ns_per_instruction": 32},
     "code_size": {"image": {"text": 40000, "data": 100, "bss": 9000}},
     "freertos_kernel": {"tag": "V11.1.0", "digest": "47a55324dbbd"},
@@ -34,6 +35,8 @@ def test_a_deterministic_board_is_read_whole() -> None:
         "emulator version": "7.2.22",
     }
     assert not view.wall_clock_chosen
+    assert view.core == "cortex-a7"
+    assert TargetView({"cpu": "host"}).core is None  # KVM: the host's own core
 
 
 def test_a_local_run_knows_none_of_it() -> None:
