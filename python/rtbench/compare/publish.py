@@ -6,8 +6,9 @@ and the operations whose paths differ most between the systems.
 It serves the question the classic evaluation reports answered with one
 comparison table: on one board, what does each RTOS's kernel do for each
 operation? A figure is the median and the p99 (the maximum where no p99 was
-kept) in the metric's unit; where the systems were timed by QEMU's -icount the
-unit is the emulated clock's, and the instruction count follows. A traced
+kept) in the metric's unit; where a system was timed by QEMU's -icount, the
+median's instruction count follows (the time over the time of one
+instruction). A traced
 path adds `kernel N of M`: the typical sample's instructions that ran in the
 RTOS's own sources, of all the sample's instructions (the port's and the
 measurement's are the rest, shown in the metric's details).
@@ -23,7 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rtbench.compare import wording
-from rtbench.compare.sidebyside import SidePath
+from rtbench.compare.sidebyside import SidePath, os_release
+from rtbench.model.target import TargetView
 
 if TYPE_CHECKING:
     from rtbench.compare.model import Comparison, MetricRow
@@ -52,6 +54,10 @@ def _cell(comparison: Comparison, row: MetricRow, index: int, divisor: float) ->
         return "-"
     tail = "p99" if cell.p99 is not None else "max"
     text = f"{wording.value(cell, 'p50', row, divisor)} / {wording.value(cell, tail, row, divisor)}"
+    # under -icount a time is a count of instructions: the median's, net
+    shift = TargetView.of(comparison.systems[index].doc).icount_shift
+    if shift is not None and row.unit == "ns" and cell.p50 is not None:
+        text += f" ({cell.p50 / 2**shift:,.1f} instr.)"
     side = row.sides[index] if index < len(row.sides) else None
     kernel = _kernel(side)
     if side is not None and kernel is not None:
@@ -70,7 +76,7 @@ def shown(comparison: Comparison) -> bool:
 
 
 def headers(comparison: Comparison) -> list[str]:
-    return ["metric", "unit", *(f"{s.letter} {s.short(20)}" for s in comparison.systems)]
+    return ["metric", "unit", *(f"{s.letter} {os_release(s)}" for s in comparison.systems)]
 
 
 def figure_rows(comparison: Comparison) -> list[list[str]]:
