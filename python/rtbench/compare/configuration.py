@@ -61,7 +61,16 @@ def _flatten(value: Any, prefix: str = "") -> dict[str, str]:
     return out
 
 
-_PER_RUN_CONDITION_KEYS = ("units", "functions", "critical_sections")
+_PER_RUN_CONDITION_KEYS = (
+    "units",
+    "functions",
+    "critical_sections",
+    # a path trace's map of whose code each function is, and the image it read
+    # the symbols of: they follow from the image, whose OS and sources the
+    # kernel lines compare
+    "attribution",
+    "image",
+)
 
 
 def _settings_text(doc: ResultsDocument) -> str:
@@ -81,8 +90,8 @@ def _run_facts(system: System) -> dict[str, str]:
     # A condition's per-unit account (a trace's log sizes, reads, lost events) differs
     # from run to run of one setup, and what the image holds (how many functions) with
     # the code measured, which the kernel lines already name: the setup is the rest.
-    # A path trace's table of critical-section functions belongs to the RTOS, which
-    # "OS" already compares.
+    # A path trace's table of critical-section functions and its map of whose code
+    # each function is belong to the RTOS, which "OS" already compares.
     other_conditions = {
         k: {n: x for n, x in v.items() if n not in _PER_RUN_CONDITION_KEYS}
         if isinstance(v, Mapping)
