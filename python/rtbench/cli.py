@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from rtbench import __version__, build, system, targets
-from rtbench.compare import command as compare_command
+from rtbench.commands import compare as compare_command
+from rtbench.commands import run as run_command
+from rtbench.commands import store as store_history
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.importers import import_file
 from rtbench.model import catalog
@@ -26,9 +28,7 @@ from rtbench.model.results import (
 )
 from rtbench.paths import ROOT
 from rtbench.report import formats, terminal
-from rtbench.run import command as run_command
 from rtbench.run import runner
-from rtbench.store import history as store_history
 from rtbench.trace.export import command as trace_command
 from rtbench.transport import LocalProcess
 from rtbench.ui import Parser, attach_signed_values, color, err, nonnegative, styled, width

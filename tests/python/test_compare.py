@@ -14,7 +14,8 @@ import pytest
 from scipy import stats as sps
 
 from conftest import RunCli
-from rtbench.compare import command, html, model, tables, text, wording
+from rtbench.commands import compare as command
+from rtbench.compare import html, model, tables, text, wording
 from rtbench.compare import significance as cstats
 from rtbench.model.summary import Bucket
 from synth import lognormal, verdict_record, with_tail, write_result

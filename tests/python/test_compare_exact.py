@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from conftest import RunCli
-from rtbench.compare import command, exact, html, model, pathdiff, tables, text
+from rtbench.commands import compare as command
+from rtbench.compare import exact, html, model, pathdiff, tables, text
 from rtbench.compare import significance as cstats
 from synth import BASE_DOC, lognormal, write_result
 

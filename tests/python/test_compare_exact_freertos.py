@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from conftest import cli
-from rtbench.compare import command
+from rtbench.commands import compare as command
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS
 

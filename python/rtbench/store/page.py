@@ -9,7 +9,7 @@ import html
 import math
 from collections.abc import Sequence
 
-from rtbench.store.command import change_kind, change_line, shown_changes
+from rtbench.store.changes import change_kind, change_line, shown_changes
 from rtbench.store.detect import Series, _number
 
 _W, _H, _PAD_L, _PAD_R, _PAD_T, _PAD_B = 640, 220, 56, 12, 12, 28

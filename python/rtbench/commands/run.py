@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rtbench import targets
-from rtbench.compare import command as compare_command
+from rtbench.commands import compare as compare_command
+from rtbench.commands import store as store_history
 from rtbench.errors import StorageError, UsageError
 from rtbench.model import catalog
 from rtbench.model.options import check_sets
@@ -33,7 +34,6 @@ from rtbench.run import plan as runplan
 from rtbench.run import runner
 from rtbench.run.cpulock import CpuLock
 from rtbench.run.progress import Progress
-from rtbench.store import history as store_history
 from rtbench.targets.base import Target
 from rtbench.trace import choose as trace_choose
 from rtbench.ui import color, err, nonnegative, raw_max

@@ -15,8 +15,9 @@ from typing import Any
 from rtbench.errors import UsageError
 from rtbench.model.results import write_atomic
 from rtbench.model.summary import Bucket
+from rtbench.store.changes import change_line, shown_changes, since_start
 from rtbench.store.db import Store
-from rtbench.store.detect import ALPHA, POSSIBLE_ALPHA, Change, Point, Series, _number, detect
+from rtbench.store.detect import ALPHA, POSSIBLE_ALPHA, Point, Series, _number, detect
 from rtbench.store.extract import testbed_text
 
 
@@ -106,41 +107,12 @@ def load_series(store: Store, args: argparse.Namespace) -> list[Series]:
     return chosen
 
 
-def _since(p: Point, since: str | None) -> bool:
-    """Whether a run started on or after `since` (every run when None)."""
-    return not since or p.started[: len(since)] >= since
-
-
-def shown_changes(s: Series, since: str | None) -> list[Change]:
-    """The changes that began in a run started since `since`."""
-    return [c for c in s.changes if _since(s.points[c.index], since)]
-
-
-def _between(s: Series, index: int) -> str:
-    before, after = s.points[index - 1], s.points[index]
-    if before.version != after.version:
-        return f"between {before.version} and {after.version}"
-    return f"between runs {before.label} and {after.label} (both {after.version})"
-
-
-def change_line(s: Series, c: Change) -> str:
-    began = s.points[c.index]
-    return (
-        f"{c.direction}{'' if c.confirmed else '?'} from run {began.label} "
-        f"({began.started[:10]}), {_between(s, c.index)}: {c.how}"
-    )
-
-
-def change_kind(c: Change) -> str:
-    return "change" if c.confirmed else "possible change"
-
-
 def render_table(series: Sequence[Series], since: str | None) -> str:
     out: list[str] = []
     testbed = None
     possible = 0
     for s in series:
-        if not any(_since(p, since) for p in s.points):
+        if not any(since_start(p, since) for p in s.points):
             continue
         if s.testbed != testbed:
             testbed = s.testbed
@@ -158,7 +130,7 @@ def render_table(series: Sequence[Series], since: str | None) -> str:
             )
         out.append(header)
         for i, p in enumerate(s.points):
-            if not _since(p, since):
+            if not since_start(p, since):
                 continue
             mark = ""
             if i in began:

@@ -69,13 +69,13 @@ def add_parsers(sub: Any) -> None:
     )
     rebuild.add_argument("--store", type=Path, metavar="PATH", help="the history database")
 
-    from rtbench.store import command as history_command  # noqa: PLC0415
+    from rtbench.commands import history as history_command  # noqa: PLC0415
 
     history_command.add_parser(sub)
 
 
 def run_history(args: argparse.Namespace) -> int:
-    from rtbench.store import command as history_command  # noqa: PLC0415
+    from rtbench.commands import history as history_command  # noqa: PLC0415
 
     return history_command.run(args, chosen_path(args))
 
