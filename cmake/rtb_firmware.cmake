@@ -33,7 +33,8 @@ function(rtb_add_firmware rtos)
   set(includes ${fw_INCLUDES} ${port_dir} ${arch_dir} ${board_dir})
 
   rtb_add_core(${rtos} ${port_dir})
-  target_include_directories(rtb_core_${rtos} PUBLIC ${arch_dir} ${board_dir})
+  # the firmware ports' rtb_port_inline.h read fw_irq.h (ports/common)
+  target_include_directories(rtb_core_${rtos} PUBLIC ${arch_dir} ${board_dir} ${common_dir})
   target_compile_definitions(rtb_core_${rtos} PRIVATE RTB_BUILD_STATIC=1)
 
   add_library(rtb_port_${rtos} STATIC ${fw_SOURCES}

@@ -10,7 +10,22 @@
  *     static inline uint64_t rtb_port_counter_read(void);
  *
  * (the cycle counter read, inlined because its cost is what CAL-P-TRC
- * measures) and the integer macro RTB_PORT_COUNTER_NAME_STR.
+ * measures) and the integer macro RTB_PORT_COUNTER_NAME_STR, and that
+ * provides the calls on the measured paths of the interrupt hand-off
+ * (tm.irq, tm.irq_preempt), so that a port can give them to the core inline
+ * instead of behind a call to a wrapper:
+ *
+ *     int rtb_port_irq_fire_now(struct rtb_irq *irq);
+ *     int rtb_port_sem_trywait(struct rtb_sem *s);
+ *     int rtb_port_sem_signal_from_irq(struct rtb_sem *s);
+ *
+ * each either a static inline function there, or declared there and defined
+ * by the port's sources. rtb_port_inline.h is read by the core's
+ * freestanding build: it may not include the OS's headers, so a port that
+ * inlines a kernel call declares the kernel's function itself, with the
+ * kernel's exact types (a port source that also includes the kernel's
+ * header then has the compiler check that both agree). Their meaning is
+ * given below, with the functions of their group.
  *
  * Conventions:
  *  - Every function that can fail returns 0 (RTB_OK) or a negative RTB_E_*
@@ -227,10 +242,11 @@ struct rtb_sem;
 int rtb_port_sem_create(struct rtb_sem **out, uint32_t initial);
 int rtb_port_sem_delete(struct rtb_sem *s);
 int rtb_port_sem_wait(struct rtb_sem *s);
-int rtb_port_sem_trywait(struct rtb_sem *s); /* RTB_E_AGAIN when zero */
+/* rtb_port_sem_trywait(s), from rtb_port_inline.h: RTB_E_AGAIN when zero. */
 int rtb_port_sem_timedwait(struct rtb_sem *s, uint64_t timeout_ns);
 int rtb_port_sem_signal(struct rtb_sem *s);
-int rtb_port_sem_signal_from_irq(struct rtb_sem *s); /* IRQ-safe */
+/* rtb_port_sem_signal_from_irq(s), from rtb_port_inline.h: a signal,
+ * IRQ-safe. */
 int rtb_port_sem_value(struct rtb_sem *s, uint32_t *value);
 /* Largest count the OS allows. */
 uint64_t rtb_port_sem_max(void);
@@ -345,6 +361,10 @@ int rtb_port_irq_delete(struct rtb_irq *irq);
  * source's event (a hardware timer's expiry on a board). A fire replaces a
  * delayed one not yet raised. */
 int rtb_port_irq_fire(struct rtb_irq *irq, uint64_t delay_ns);
+/* rtb_port_irq_fire_now(irq), from rtb_port_inline.h: the same as
+ * rtb_port_irq_fire(irq, 0), for a source rtb_port_irq_create() returned.
+ * Where the platform raises the interrupt from software in a few
+ * instructions, inline, so that a loop that raises it makes no call. */
 /* Raise it every period_ns until stopped, counting losses. */
 int rtb_port_irq_start_periodic(struct rtb_irq *irq, uint64_t period_ns);
 /* Stop periodic mode; fills the counts since start (may be NULL). */

@@ -19,8 +19,9 @@
 #define TM_MEM_BLOCKS 16u /* blocks of tm.mem's pool (the original's pool is 2 KiB) */
 #define TM_PERIODS_MAX 64u
 #define TM_HANDOFF_TIMEOUT_NS 100000000u /* an interrupt hand-off not done by then is lost */
-#define TM_CHECK_MASK 255u		 /* workers test their own end time every 256 turns */
-#define TM_COUNTED_PERIODS 3u		 /* periods of tm.coop's counted run */
+#define TM_CHECK_BITS 8u		 /* workers test their own end time every 256 turns */
+#define TM_CHECK_MASK ((1u << TM_CHECK_BITS) - 1u)
+#define TM_COUNTED_PERIODS 3u /* periods of tm.coop's counted run */
 
 enum tm_test {
 	TM_BASIC,

@@ -26,6 +26,7 @@ void rtb_fw_irq_start_periodic(struct rtb_fw_irq_count *c, unsigned n, uint64_t 
 	c->halted = false;
 	c->next_due = UINT64_MAX; /* until the start is known, below */
 	c->periodic = true;
+	c->timer_on = true;
 	board_timer_start(n, timer_ticks, 1);
 	/* read once the timer runs: a start a few ticks early would count an
 	 * expiry that has not happened yet */
@@ -54,12 +55,13 @@ void rtb_fw_irq_stop(struct rtb_fw_irq_count *c, unsigned n, struct rtb_irq_coun
 		counts->lost = generated - serviced;
 	}
 	c->periodic = false;
+	c->timer_on = false;
 }
 
 void rtb_fw_irq_disarm(struct rtb_irq *irq)
 {
 	board_timer_stop(irq->timer);
-	irq->count.armed = false;
+	irq->count.timer_on = false;
 	irq->count.periodic = false;
 }
 

@@ -9,21 +9,18 @@
  * - the interrupt source (struct rtb_irq: one board timer per source, and
  *   the board's spare interrupt line BOARD_SOFT_IRQ(n) beside timer n): the
  *   table of which source each timer serves, the dispatch from timer n's
- *   interrupt (and from its software line's) to the scenario's handler,
+ *   interrupt and from its software line's to the scenario's handler,
  *   periodic mode, and the counts: the one-shot requests, the interrupts
  *   served, and a periodic source's expiries, counted from the counter. The
  *   port's rtb_port_irq_*() map the contract onto it with its OS's allocator
- *   and critical section, and its rtb_fw_timer_isr() is rtb_fw_irq_dispatch()
- *   where the OS needs nothing around the scenario's handler, else its own
- *   bracket around it;
- * - a fire with delay 0 (rtb_fw_irq_fire_now): the firing thread raises the
- *   source's software line (the architecture's rtb_fw_soft_raise: set pending
- *   in the NVIC, a software-generated interrupt of the GIC), the way an RTOS application
- *   raises an interrupt from software (Thread-Metric's interrupt tests trap
- *   with SVC for the same purpose), so the handler runs before the fire
- *   returns; no timer is stopped or started on that path. A fire with a
- *   delay, and periodic mode, keep the board's timer: there the hardware
- *   event is the point (latency from an expiry, sustained rates).
+ *   and critical section, and its rtb_fw_timer_isr() and software line
+ *   handlers are rtb_fw_irq_dispatch() and rtb_fw_irq_dispatch_soft() where the OS
+ *   needs nothing around the scenario's handler, else its own bracket
+ *   around them;
+ * - a fire with delay 0 (fw_irq.h: rtb_fw_irq_fire_now, which the ports'
+ *   rtb_port_inline.h give the core as rtb_port_irq_fire_now): the firing
+ *   thread raises the source's software line, and the line's handler
+ *   (the port's rtb_fw_soft<n>_isr) runs the one-shot path.
  *
  * Periodic mode: the timer reloads itself every period (the board makes the
  * period exact). The expiries are counted from the counter when the source
@@ -44,7 +41,8 @@
  * The handler of timer n hands a periodic interrupt to rtb_fw_irq_periodic();
  * its one-shot path is the source's look-up, the scenario's handler, then
  * count.serviced++, the few instructions the latency scenarios measure:
- * inline (rtb_fw_irq_dispatch), never a call more.
+ * inline (rtb_fw_irq_dispatch), never a call more. The handler of software
+ * line n (rtb_fw_irq_dispatch_soft) is that one-shot path alone.
  */
 #ifndef RTB_FW_PORT_H
 #define RTB_FW_PORT_H
@@ -54,6 +52,7 @@
 
 #include "board.h"
 #include "fw_arch.h"
+#include "fw_irq.h"
 #include "rtb_port.h"
 
 /* ---- the board's facts ---------------------------------------------------- */
@@ -102,19 +101,6 @@ static inline uint64_t rtb_fw_counter_hz(const struct rtb_port_config *cfg)
  * an expiry after the flag's read is seen through the slack alone. */
 #define RTB_FW_IRQ_STORM_NS 20000000ull
 #define RTB_FW_IRQ_STORM_SLACK_NS 2000ull
-
-struct rtb_fw_irq_count {
-	bool periodic;
-	uint64_t fired; /* one-shot fires asked for */
-	volatile uint64_t serviced;
-	uint64_t period_ticks; /* periodic: the timer's period, in counter ticks */
-	uint64_t start_ticks;  /* periodic: the counter when the timer started */
-	uint64_t next_due;     /* periodic: the first expiry after the last check */
-	uint64_t storm_since;  /* periodic: back to back since then, when storm */
-	bool storm;
-	bool halted; /* periodic: the timer stopped by the storm check */
-	bool armed;  /* one-shot: a fire with a delay started the timer */
-};
 
 /* The longest delay or period: 60 s, within the boards' 32-bit timer
  * periods (171 s at 25 MHz, 68 s at 62.5 MHz), and ns * BOARD_TIMER_HZ
@@ -173,26 +159,11 @@ int rtb_fw_irq_property(const char *key, char *buf, size_t len);
 
 /* ---- the interrupt sources ------------------------------------------------ */
 
-/* The contract's interrupt source on every firmware port: board timer
- * `timer`, the scenario's handler and its argument, the counts. */
-struct rtb_irq {
-	unsigned timer;
-	rtb_irq_handler handler;
-	void *arg;
-	struct rtb_fw_irq_count count;
-	uint32_t soft_word; /* what raises its software line (RTB_FW_SOFT_WORD) */
-};
-
 /* The source each board timer serves, NULL for none: written by the port's
  * create and delete under its OS's critical section (rtb_fw_irq_claim,
- * rtb_fw_irq_release), read by the timers' handlers. */
+ * rtb_fw_irq_release), read by the timers' handlers and the software
+ * lines', indexed with the board's own n (0 .. BOARD_TIMERS - 1). */
 extern struct rtb_irq *volatile rtb_fw_irq_sources[BOARD_TIMERS];
-
-/* The source of timer n, or NULL. A macro: as an inline function, its NULL
- * return reads to GCC as the unlikely case, and in a handler that brackets
- * the scenario's (uC/OS-III's) the one-shot path was laid out one branch
- * longer. */
-#define RTB_FW_IRQ_SOURCE(n) ((n) < BOARD_TIMERS ? rtb_fw_irq_sources[n] : NULL)
 
 /* With the port's critical section held: the first free timer for irq
  * (irq->timer); false when every timer has a source. */
@@ -217,29 +188,11 @@ static inline void rtb_fw_irq_release(struct rtb_irq *irq)
 	rtb_fw_irq_sources[irq->timer] = NULL;
 }
 
-/* Stop the timer of a source that a delayed fire armed or that is
- * periodic: out of line, so that a fire with delay 0 on a source whose timer
- * is idle (the usual case) makes no call. */
-void rtb_fw_irq_disarm(struct rtb_irq *irq);
-
-/* A fire with delay 0: stop the source's timer if a delayed fire or periodic
- * mode may still raise it (the contract: this fire replaces those), count
- * the request, and raise the source's software line. Inline, a leaf: these
- * few instructions are what tm.irq measures of the raise. */
-static inline int rtb_fw_irq_fire_now(struct rtb_irq *irq)
-{
-	if (__builtin_expect(irq->count.armed | irq->count.periodic, 0))
-		rtb_fw_irq_disarm(irq);
-	irq->count.fired++;
-	rtb_fw_soft_raise(irq->soft_word);
-	return RTB_OK;
-}
-
 /* The handler of timer n for an RTOS that needs nothing around the
  * scenario's handler: the port's rtb_fw_timer_isr() is this alone. */
 static inline void rtb_fw_irq_dispatch(unsigned n)
 {
-	struct rtb_irq *irq = RTB_FW_IRQ_SOURCE(n);
+	struct rtb_irq *irq = rtb_fw_irq_sources[n];
 
 	if (irq == NULL)
 		return;
@@ -250,5 +203,43 @@ static inline void rtb_fw_irq_dispatch(unsigned n)
 	irq->handler(irq->arg);
 	irq->count.serviced++;
 }
+
+/* The handler of source n's software line, for an RTOS that needs nothing
+ * around the scenario's handler: the port's rtb_fw_soft<n>_isr() is this
+ * alone (RTB_FW_SOFT_ISRS, below). Only a fire with delay 0 raises the line, and that fire took the
+ * source out of periodic mode: the one-shot path, without the test. */
+static inline void rtb_fw_irq_dispatch_soft(unsigned n)
+{
+	struct rtb_irq *irq = rtb_fw_irq_sources[n];
+
+	if (irq == NULL)
+		return;
+	irq->handler(irq->arg);
+	irq->count.serviced++;
+}
+
+/* The handlers of the board's software lines (board.h: rtb_fw_soft0_isr(),
+ * and rtb_fw_soft1_isr() on a board with two sources), for the port's
+ * irq.c: each is body(n) with its own n, a constant, so that the source's
+ * look-up is one load. */
+#if BOARD_TIMERS == 1
+#define RTB_FW_SOFT_ISRS(body)      \
+	void rtb_fw_soft0_isr(void) \
+	{                           \
+		body(0);            \
+	}
+#elif BOARD_TIMERS == 2
+#define RTB_FW_SOFT_ISRS(body)      \
+	void rtb_fw_soft0_isr(void) \
+	{                           \
+		body(0);            \
+	}                           \
+	void rtb_fw_soft1_isr(void) \
+	{                           \
+		body(1);            \
+	}
+#else
+#error "RTB_FW_SOFT_ISRS knows boards of one and two interrupt sources"
+#endif
 
 #endif /* RTB_FW_PORT_H */

@@ -2,10 +2,11 @@
 /*
  * FreeRTOS port: the interrupt source, one of the board's hardware timers
  * per source, raised from software on the board's spare line beside it when
- * fired with delay 0 (fw_port.h). Its interrupt handler (board.c, at the
- * highest priority that may call FreeRTOS, for the timer and the spare line
- * alike) calls the scenario's handler directly; a semaphore given there
- * (xSemaphoreGiveFromISR) wakes a task through portYIELD_FROM_ISR (sync.c). The target
+ * fired with delay 0 (fw_irq.h, fw_port.h). Its interrupt handlers (the
+ * timer's in board.c, the spare line's the port's own, RTB_FW_SOFT_ISRS, at
+ * the highest priority that may call FreeRTOS alike) call the scenario's
+ * handler directly; a semaphore given there (xSemaphoreGiveFromISR) wakes a
+ * task through portYIELD_FROM_ISR (rtb_port_inline.h, sync.c). The target
  * thread is not used: on one CPU the interrupt preempts whatever runs.
  *
  * The source itself, the table of the board's timers, the dispatch,
@@ -23,6 +24,8 @@ void rtb_fw_timer_isr(unsigned n)
 {
 	rtb_fw_irq_dispatch(n);
 }
+
+RTB_FW_SOFT_ISRS(rtb_fw_irq_dispatch_soft)
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
 			void *arg)
@@ -66,7 +69,7 @@ static __attribute__((noinline)) int fire_later(struct rtb_irq *irq, uint64_t de
 	if (irq->count.periodic)
 		board_timer_stop(irq->timer);
 	irq->count.periodic = false;
-	irq->count.armed = true;
+	irq->count.timer_on = true;
 	irq->count.fired++;
 	board_timer_start(irq->timer, rtb_fw_timer_ticks(delay_ns), 0);
 	return RTB_OK;

@@ -50,11 +50,6 @@ int rtb_port_sem_wait(struct rtb_sem *s)
 	return take((SemaphoreHandle_t)s, portMAX_DELAY);
 }
 
-int rtb_port_sem_trywait(struct rtb_sem *s)
-{
-	return take((SemaphoreHandle_t)s, 0);
-}
-
 int rtb_port_sem_timedwait(struct rtb_sem *s, uint64_t timeout_ns)
 {
 	return take((SemaphoreHandle_t)s, frt_ticks_ceil(timeout_ns));
@@ -65,13 +60,12 @@ int rtb_port_sem_signal(struct rtb_sem *s)
 	return xSemaphoreGive((SemaphoreHandle_t)s) == pdTRUE ? RTB_OK : RTB_E_AGAIN;
 }
 
-int rtb_port_sem_signal_from_irq(struct rtb_sem *s)
+/* rtb_port_sem_trywait() and rtb_port_sem_signal_from_irq(): inline
+ * (rtb_port_inline.h). The latter's switch, when its give woke a more urgent
+ * task: */
+void frt_yield_from_isr(void)
 {
-	BaseType_t woken = pdFALSE;
-	int rc = xSemaphoreGiveFromISR((SemaphoreHandle_t)s, &woken) == pdTRUE ? RTB_OK
-									       : RTB_E_AGAIN;
-	portYIELD_FROM_ISR(woken);
-	return rc;
+	portYIELD_FROM_ISR(pdTRUE);
 }
 
 int rtb_port_sem_value(struct rtb_sem *s, uint32_t *value)

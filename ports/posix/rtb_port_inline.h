@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * POSIX port: the inlined counter read (see port.c for the design).
+ * POSIX port: the inlined counter read (see port.c for the design), and
+ * the interrupt hand-off's calls rtb_port.h lets a port inline: here a fire
+ * with delay 0 is rtb_port_irq_fire(irq, 0) (its timer armed for the next
+ * moment, irq.c), and the semaphore's calls are sync.c's.
  *
  * x86-64: RDTSC fenced on both sides with LFENCE, so the read is not moved
  * across earlier or later instructions (CPUID would serialise fully but
@@ -19,6 +22,8 @@
 #define RTB_PORT_INLINE_H
 
 #include <stdint.h>
+
+#include "rtb_port.h"
 
 /* Out-of-line fallback (port.c): CLOCK_MONOTONIC_RAW in nanoseconds. */
 uint64_t rtb_posix_counter_fallback(void);
@@ -70,5 +75,13 @@ static inline uint64_t rtb_port_counter_read(void)
 	return rtb_posix_counter_fallback();
 }
 #endif
+
+static inline int rtb_port_irq_fire_now(struct rtb_irq *irq)
+{
+	return rtb_port_irq_fire(irq, 0);
+}
+
+int rtb_port_sem_trywait(struct rtb_sem *s);
+int rtb_port_sem_signal_from_irq(struct rtb_sem *s);
 
 #endif /* RTB_PORT_INLINE_H */

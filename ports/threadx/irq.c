@@ -2,9 +2,10 @@
 /*
  * ThreadX port: the interrupt source, one of the board's hardware timers
  * per source (board.h), raised from software on the board's spare line
- * beside it when fired with delay 0 (fw_port.h). The board's handler clears
- * the timer (the spare line's has nothing to clear) and calls
- * rtb_fw_timer_isr(), which calls the scenario's handler. It adds no
+ * beside it when fired with delay 0 (fw_irq.h, fw_port.h). The board's
+ * handler clears the timer and calls rtb_fw_timer_isr(); the spare line's
+ * handler is the port's own (RTB_FW_SOFT_ISRS), in the vector table: each
+ * calls the scenario's handler. The port adds no
  * bracket of its own (txp_arch.h): on ThreadX's Cortex-M3 port
  * _tx_thread_context_save and _tx_thread_context_restore are empty (ThreadX
  * reads IPSR to know it runs in a handler), and a service that makes a more
@@ -28,6 +29,8 @@ void rtb_fw_timer_isr(unsigned n)
 {
 	rtb_fw_irq_dispatch(n);
 }
+
+RTB_FW_SOFT_ISRS(rtb_fw_irq_dispatch_soft)
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
 			void *arg)
@@ -68,7 +71,7 @@ static __attribute__((noinline)) int fire_later(struct rtb_irq *irq, uint64_t de
 		return RTB_E_INVALID;
 	board_timer_stop(irq->timer);
 	irq->count.periodic = false;
-	irq->count.armed = true;
+	irq->count.timer_on = true;
 	irq->count.fired++;
 	board_timer_start(irq->timer, rtb_fw_timer_ticks(delay_ns), 0);
 	return RTB_OK;

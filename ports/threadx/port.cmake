@@ -99,3 +99,10 @@ rtb_add_firmware(threadx KERNEL threadx_kernel INCLUDES ${tx_includes}
   SOURCES ${tx_dir}/port.c ${tx_dir}/thread.c ${tx_dir}/sync.c ${tx_dir}/irq.c
   ${tx_arch_sources} ${tx_dir}/console.c)
 target_include_directories(rtb_port_threadx PUBLIC ${tx_dir}/${RTB_BOARD_ARCH})
+# The core inlines the port's semaphore calls where tx_user.h allows
+# (rtb_port_inline.h): it reads the same tx_user.h and settings as the
+# kernel, never ThreadX's own headers.
+target_include_directories(rtb_core_threadx PUBLIC ${RTB_THREADX_CONFIG_DIR})
+if(RTB_THREADX_SEM_PRIORITIZE)
+  target_compile_definitions(rtb_core_threadx PUBLIC RTB_THREADX_SEM_PRIORITIZE=1)
+endif()

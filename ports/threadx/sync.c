@@ -63,10 +63,12 @@ int rtb_port_sem_wait(struct rtb_sem *s)
 	return sem_get(s, TX_WAIT_FOREVER);
 }
 
+#if !TXP_SEM_INLINE /* else rtb_port_inline.h's */
 int rtb_port_sem_trywait(struct rtb_sem *s)
 {
 	return sem_get(s, TX_NO_WAIT);
 }
+#endif
 
 int rtb_port_sem_timedwait(struct rtb_sem *s, uint64_t timeout_ns)
 {
@@ -90,10 +92,12 @@ int rtb_port_sem_signal(struct rtb_sem *s)
 	return sem_put(s);
 }
 
+#if !TXP_SEM_INLINE /* else rtb_port_inline.h's */
 int rtb_port_sem_signal_from_irq(struct rtb_sem *s)
 {
 	return sem_put(s);
 }
+#endif
 
 int rtb_port_sem_value(struct rtb_sem *s, uint32_t *value)
 {

@@ -2,10 +2,11 @@
 /*
  * uC/OS-III port: the interrupt source, one of the board's hardware timers
  * per source (board.h), raised from software on the board's spare line
- * beside it when fired with delay 0 (fw_port.h). The board's handler, at the
- * most urgent kernel-aware priority (RTB_FW_IRQ_PRIO, rtb_fw_rtos.h), clears
- * the timer (the spare line's has nothing to clear) and calls
- * rtb_fw_timer_isr(), which calls the scenario's handler inside the
+ * beside it when fired with delay 0 (fw_irq.h, fw_port.h). The board's
+ * handler, at the most urgent kernel-aware priority (RTB_FW_IRQ_PRIO,
+ * rtb_fw_rtos.h), clears the timer and calls rtb_fw_timer_isr(); the spare
+ * line's handler is the port's own (RTB_FW_SOFT_ISRS, at the same priority).
+ * Each calls the scenario's handler inside the
  * kernel's interrupt bracket: on a Cortex-M its own (RTB_FW_ISR_ENTER:
  * OSIntEnter, RTB_FW_ISR_EXIT: OSIntExit), on a Cortex-A the kernel's
  * interrupt entry, which counts the nesting and calls OSIntExit() itself
@@ -28,7 +29,7 @@
 
 void rtb_fw_timer_isr(unsigned n)
 {
-	struct rtb_irq *irq = RTB_FW_IRQ_SOURCE(n);
+	struct rtb_irq *irq = rtb_fw_irq_sources[n];
 
 	RTB_FW_ISR_ENTER();
 	if (irq != NULL) {
@@ -39,6 +40,22 @@ void rtb_fw_timer_isr(unsigned n)
 	if (irq != NULL && irq->count.periodic)
 		rtb_fw_irq_served(&irq->count, irq->timer);
 }
+
+/* A software line: the one-shot path alone (fw_port.h), in the same
+ * bracket. */
+static inline void soft_isr(unsigned n)
+{
+	struct rtb_irq *irq = rtb_fw_irq_sources[n];
+
+	RTB_FW_ISR_ENTER();
+	if (irq != NULL) {
+		irq->handler(irq->arg);
+		irq->count.serviced++;
+	}
+	RTB_FW_ISR_EXIT();
+}
+
+RTB_FW_SOFT_ISRS(soft_isr)
 
 int rtb_port_irq_create(struct rtb_irq **out, struct rtb_thread *target, rtb_irq_handler handler,
 			void *arg)
@@ -89,7 +106,7 @@ static __attribute__((noinline)) int fire_later(struct rtb_irq *irq, uint64_t de
 		board_timer_stop(irq->timer);
 		irq->count.periodic = false;
 	}
-	irq->count.armed = true;
+	irq->count.timer_on = true;
 	irq->count.fired++;
 	board_timer_start(irq->timer, rtb_fw_timer_ticks(delay_ns), 0);
 	return RTB_OK;

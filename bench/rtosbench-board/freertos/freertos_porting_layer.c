@@ -34,6 +34,15 @@ void rtb_fw_timer_isr(unsigned n)
 		rb_sgi_handler(0, NULL);
 }
 
+/* The board's software lines are not used by these images. */
+void rtb_fw_soft0_isr(void)
+{
+}
+
+void rtb_fw_soft1_isr(void)
+{
+}
+
 void no_initialize_test(no_task_entry_t init_test_fct)
 {
 	rb_board_init();

@@ -48,6 +48,15 @@ void rtb_fw_timer_isr(unsigned n)
 	OSIntExit();
 }
 
+/* The board's software lines are not used by these images. */
+void rtb_fw_soft0_isr(void)
+{
+}
+
+void rtb_fw_soft1_isr(void)
+{
+}
+
 static void start_task(void *arg)
 {
 	OS_ERR err;

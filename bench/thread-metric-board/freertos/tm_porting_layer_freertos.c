@@ -88,10 +88,18 @@ void vApplicationTickHook(void)
 {
 }
 
-/* The board's timers are not used by these images. */
+/* The board's timers and software lines are not used by these images. */
 void rtb_fw_timer_isr(unsigned n)
 {
 	(void)n;
+}
+
+void rtb_fw_soft0_isr(void)
+{
+}
+
+void rtb_fw_soft1_isr(void)
+{
 }
 
 int main(void)

@@ -147,20 +147,6 @@ void board_timer1_handler(void)
 	timer_handler(1);
 }
 
-/* A source's software line: nothing of the board to clear. */
-_Static_assert(BOARD_TIMERS == 2, "one software line handler per timer");
-void board_soft0_handler(void);
-void board_soft0_handler(void)
-{
-	rtb_fw_timer_isr(0);
-}
-
-void board_soft1_handler(void);
-void board_soft1_handler(void)
-{
-	rtb_fw_timer_isr(1);
-}
-
 void board_reset(void)
 {
 	cm_system_reset();

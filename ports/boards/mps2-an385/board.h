@@ -11,7 +11,8 @@
  * table installs, the interrupt priority from which the RTOS may be called,
  * and RTB_FW_ISR_ENTER()/RTB_FW_ISR_EXIT() for the console's receive
  * interrupt: empty for an RTOS that needs nothing, uC/OS-III's
- * OSIntEnter/OSIntExit), and rtb_fw_timer_isr() below.
+ * OSIntEnter/OSIntExit), and rtb_fw_timer_isr() and the software lines'
+ * handlers below.
  */
 #ifndef RTB_BOARD_H
 #define RTB_BOARD_H
@@ -43,9 +44,14 @@ void board_reset(void);
 /* ---- supplied by the RTOS port ------------------------------------------- */
 
 /* Called by the board's interrupt handler of timer n, after it cleared the
- * interrupt, and by the handler of software line BOARD_SOFT_IRQ(n), at the
- * same priority (the port's interrupt source n). */
+ * interrupt (the port's interrupt source n). */
 void rtb_fw_timer_isr(unsigned n);
+/* The handlers of software lines BOARD_SOFT_IRQ(0) and BOARD_SOFT_IRQ(1),
+ * in the vector table itself (the lines have nothing of the board to
+ * clear), at the timers' priority: source 0 and source 1 raised from
+ * software. */
+void rtb_fw_soft0_isr(void);
+void rtb_fw_soft1_isr(void);
 /* A fatal error: one `#rtb err` line, then the board stops (never
  * returns). The architecture folder implements it (fault.c). */
 void rtb_fw_fatal(const char *what, uint32_t value);

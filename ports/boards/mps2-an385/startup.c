@@ -23,8 +23,8 @@ void RTB_FW_SYSTICK_HANDLER(void);
 void board_uart0_rx_handler(void);
 void board_timer0_handler(void);
 void board_timer1_handler(void);
-void board_soft0_handler(void);
-void board_soft1_handler(void);
+void rtb_fw_soft0_isr(void); /* the port's (board.h) */
+void rtb_fw_soft1_isr(void);
 
 #define EXTERNAL_IRQS 32
 
@@ -46,8 +46,8 @@ __attribute__((section(".vectors"), used)) static const vector vectors[16 + EXTE
 	[16 + 1] = cm_unexpected_handler,
 	[16 + 8] = board_timer0_handler,
 	[16 + 9] = board_timer1_handler,
-	[16 + BOARD_SOFT_IRQ(0)] = board_soft0_handler,
-	[16 + BOARD_SOFT_IRQ(1)] = board_soft1_handler,
+	[16 + BOARD_SOFT_IRQ(0)] = rtb_fw_soft0_isr,
+	[16 + BOARD_SOFT_IRQ(1)] = rtb_fw_soft1_isr,
 };
 
 void reset_handler(void)

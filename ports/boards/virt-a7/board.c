@@ -235,7 +235,7 @@ void board_irq_handler(uint32_t iar)
 
 	/* the software interrupt first: the few instructions tm.irq measures */
 	if (intid == BOARD_SOFT_IRQ(0))
-		rtb_fw_timer_isr(0);
+		rtb_fw_soft0_isr();
 	else if (intid == BOARD_TIMER0_IRQ)
 		timer_handler();
 	else if (intid == BOARD_TICK_IRQ)

@@ -15,7 +15,7 @@
  * has one, its tick handler
  * RTB_FW_TICK_HANDLER, the interrupt priority from which the RTOS may be
  * called, and RTB_FW_ISR_ENTER()/RTB_FW_ISR_EXIT() for the console's
- * receive interrupt), and rtb_fw_timer_isr() below.
+ * receive interrupt), and rtb_fw_timer_isr() and rtb_fw_soft0_isr() below.
  */
 #ifndef RTB_BOARD_H
 #define RTB_BOARD_H
@@ -83,10 +83,13 @@ static inline void board_soft_raise(uint32_t word)
 
 /* ---- supplied by the RTOS port ------------------------------------------- */
 
-/* Called by the board's handler of timer n, after it moved the timer on,
- * and by the handler of software interrupt BOARD_SOFT_IRQ(n), at the same
- * priority (the port's interrupt source n). */
+/* Called by the board's handler of timer n, after it moved the timer on
+ * (the port's interrupt source n). */
 void rtb_fw_timer_isr(unsigned n);
+/* Called by the board's interrupt handler for software interrupt
+ * BOARD_SOFT_IRQ(0), at the timer's priority: source 0 raised from
+ * software. */
+void rtb_fw_soft0_isr(void);
 /* A fatal error: one `#rtb err` line, then the board stops (never
  * returns). The architecture folder implements it (fault.c). */
 void rtb_fw_fatal(const char *what, uint32_t value);
