@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from rtbench.errors import RtbenchError
 from rtbench.trace.codepath import exec_log, origin
 from rtbench.trace.codepath.critical import CriticalSections
+from rtbench.trace.codepath.read_sites import CounterInstructions, ReadSites
 from rtbench.trace.codepath.symbols import Symbols
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ class PathTraceHook:
         self._ctx: HookContext | None = None
         self._log: ExecLog | None = None
         self._symbols: Symbols | None = None
+        # the counter's reads: the log's trace event, or the image's read instructions
+        self._reads: exec_log.CounterReads | ReadSites | None = None
         self._origins: origin.Origins | None = None
         self._origins_note: str | None = None
         self._placed: dict[str, dict[str, str]] = {}  # functions seen on a path
@@ -85,6 +88,8 @@ class PathTraceHook:
         log = self._source()
         fw = log.firmware
         self._symbols = Symbols.load(fw.elf, fw.nm, fw.vector_table)
+        reads = log.reads
+        self._reads = reads.sites(fw.elf) if isinstance(reads, CounterInstructions) else reads
         self._log = log
         self._load_origins(ctx)
         (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)
@@ -155,7 +160,8 @@ class PathTraceHook:
             "summary": f"the code path of the kept samples, {exact}",
             "traced": log is not None,
             "source": "QEMU execution log (-d exec,nochain,in_asm) and the counter's reads",
-            "counter_event": log.reads.event if log else None,
+            "counter_event": _event(log.reads) if log else None,
+            **(self._reads.describe() if isinstance(self._reads, ReadSites) else {}),
             "image": log.firmware.elf.name if log else None,
             "functions": len(self._symbols.names) if self._symbols else 0,
             "icount_shift": log.icount if log else None,
@@ -269,8 +275,10 @@ class PathTraceHook:
                             )
                         )
         size = path.stat().st_size if path.exists() else 0
+        anchor = self._reads or log.reads
+        assert not isinstance(anchor, CounterInstructions)  # start() found its sites
         reads = (
-            exec_log.scan(exec_log.read_lines(path), log.reads, windows, self._translations)
+            exec_log.scan(exec_log.read_lines(path), anchor, windows, self._translations)
             if size
             else 0
         )
@@ -327,6 +335,11 @@ class PathTraceHook:
             records[r] = record
         (ctx.out_dir / TRACE_DIR / name).write_text(json.dumps(detail, indent=1), "utf-8")
         return replace(outcome, records=tuple(records))
+
+
+def _event(reads: exec_log.CounterReads | CounterInstructions) -> str | None:
+    """The trace event of the counter's reads, None when they are instructions."""
+    return reads.event if isinstance(reads, exec_log.CounterReads) else None
 
 
 def _sample(
