@@ -2,11 +2,14 @@
 """A counter that is a CPU register (rtbench.trace.codepath.read_sites): its reads
 found in an image's disassembly, and the samples' windows found in an execution
 log by the blocks holding those reads and the register dumps after them, on
-small listings and logs written here: no emulator needed."""
+small listings and logs written here: no emulator needed. And the kernels'
+critical sections on the Cortex-A7 board, which their ARMv7-A ports take
+otherwise than on the Cortex-M3."""
 
 from __future__ import annotations
 
 from rtbench.targets.firmware.boards import BOARDS
+from rtbench.targets.firmware.rtoses import FREERTOS, THREADX, UCOS3
 from rtbench.trace.codepath import exec_log
 from rtbench.trace.codepath.read_sites import CounterInstructions, ReadInstruction, ReadSites
 
@@ -109,3 +112,22 @@ def test_a_read_beyond_a_blocks_count_did_not_run() -> None:
     text = [line + "\n" for line in lines]
     assert exec_log.scan(text, SITES, [w], exec_log.Translations()) == 0
     assert not w.opened
+
+
+def test_the_cortex_a7_ports_have_their_own_critical_section_tables() -> None:
+    ucos3 = UCOS3.critical_sections_for("virt-a7")
+    assert ucos3 is not None and ucos3.masking == ("OS", "CPU_")
+    assert UCOS3.critical_sections_for("mps2-an385") == UCOS3.critical_sections
+    freertos = FREERTOS.critical_sections_for("virt-a7")
+    assert freertos is not None and "FreeRTOS_Tick_Handler" in freertos.inline
+    assert THREADX.critical_sections_for("virt-a7") == THREADX.critical_sections
+    # uC-CPU's `cpsid if` masks as `cpsid i` does
+    lines = ["IN: OSSemPend", "0x00000100:  e10f0000  mrs      r0, apsr"]
+    lines += ["0x00000104:  f10c00c0  cpsid    if", "0x00000108:  e12fff1e  bx       lr", ""]
+    lines += [*_listing(0x300), _tb(0x300), *_dump(7), _tb(0x100), *_dump(1000)]
+    lines += [_tb(0x300), *_dump(1000), _tb(0x120), *_dump(1100)]
+    w = exec_log.Window("s", 1000, 1100)
+    translations = exec_log.Translations()
+    exec_log.scan([line + "\n" for line in lines], SITES, [w], translations)
+    assert translations.masked(0x100, 3) == 1 and w.closed
+    assert ucos3.count({"OSSemPend": 1}, {"OSSemPend": 1})["entries"] == 1

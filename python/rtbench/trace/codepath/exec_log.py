@@ -16,8 +16,9 @@ What is counted, and how exactly:
   not run: it is taken back;
 - `cpu_io_recompile: rewound execution of TB to X` means the block ran only up
   to X before being translated again: only its instructions before X count;
-- a block's `cpsid i` instructions (interrupts masked) are noted from its
-  translation too, so a path can say how often a function masked inline;
+- a block's `cpsid i` (or `cpsid if`) instructions (interrupts masked) are
+  noted from its translation too, so a path can say how often a function
+  masked inline;
 - the window starts after the block holding the start reading and ends with
   the block holding the stop reading. Under -icount QEMU ends a block at
   every device access, so both readings end their blocks and the count is
@@ -50,7 +51,7 @@ _STOPPED = re.compile(r"Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9
 _REWOUND = re.compile(r"cpu_io_recompile: rewound execution of TB to ([0-9a-f]+)")
 _READ = re.compile(r"offset 0x([0-9a-f]+) data 0x([0-9a-f]+)")
 _INSN = re.compile(r"0x([0-9a-f]+):")
-_MASK = re.compile(r"\scpsid\s+i\b")  # the instruction that masks interrupts (PRIMASK)
+_MASK = re.compile(r"\scpsid\s+if?\b")  # masks interrupts (PRIMASK; CPSR.I, and .F with `if`)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ code's instructions beside the timestamp overhead the core subtracted.
 Every kept sample's analysis goes to `trace/NN-<unit>.paths.json`; the log
 itself is deleted once read (it is large), unless KEEP_LOG_ENV is 1: it is
 then kept as `trace/NN-<unit>.exec.log` for tools that read whole logs
-(bench/thread-metric-explain). A log that grows past LOG_CAP_BYTES is switched
+(bench/thread-metric-explain). A log that grows past LOG_CAP_BYTES (times the
+register dumps' `log_scale` when the counter is a CPU register) is switched
 off for the rest of the unit, and the samples after that point are said to be
 not found, never guessed.
 """
@@ -62,7 +63,8 @@ class PathTraceHook:
     def __init__(self, source: Callable[[], ExecLog], log_cap_bytes: int = LOG_CAP_BYTES) -> None:
         """`source`: the execution log of the opened target's machine."""
         self._source = source
-        self._cap = log_cap_bytes
+        self._cap_given = log_cap_bytes
+        self._cap = log_cap_bytes  # the given cap, grown for a log with register dumps
         self._ctx: HookContext | None = None
         self._log: ExecLog | None = None
         self._symbols: Symbols | None = None
@@ -89,7 +91,13 @@ class PathTraceHook:
         fw = log.firmware
         self._symbols = Symbols.load(fw.elf, fw.nm, fw.vector_table)
         reads = log.reads
-        self._reads = reads.sites(fw.elf) if isinstance(reads, CounterInstructions) else reads
+        if isinstance(reads, CounterInstructions):
+            self._reads = reads.sites(fw.elf)
+            # its register dumps lengthen every block's lines: as many blocks
+            # fit under the cap as on a board whose reads are trace events
+            self._cap = self._cap_given * reads.log_scale
+        else:
+            self._reads, self._cap = reads, self._cap_given
         self._log = log
         self._load_origins(ctx)
         (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)

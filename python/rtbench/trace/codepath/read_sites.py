@@ -53,12 +53,14 @@ class CounterInstructions:
     """How a counter that is a CPU register shows in QEMU's log: the instructions
     reading it, found in the image with the toolchain's `objdump`, and the width
     of the value kept (its low `bits`). QEMU's log then needs its register dumps
-    (`log_items`), and no trace event."""
+    (`log_items`), and no trace event; the dumps make the log about `log_scale`
+    times as large per block, and its cap grows as much (trace.codepath.hook)."""
 
     instructions: tuple[ReadInstruction, ...]
     objdump: str
     bits: int = 32
     log_items: str = "cpu"
+    log_scale: int = 3
 
     def sites(self, elf: Path) -> ReadSites:
         """The image's counter reads; ReadSiteError when objdump fails or finds none."""
