@@ -170,7 +170,7 @@ def test_trace_follows_a_take_through_the_kernel(tmp_path: Path) -> None:
     out = folder / "traced"
     done = run_ok(
         runner(folder), out, "run", "--target", case.spec, "--deterministic", "--trace",
-        "--only", "sem.wait.available", *SHORT, *FEW_AMORTISED, timeout=600,
+        "--only", "sem.wait.available", *SHORT, *FEW_AMORTISED, timeout=900,
     )  # fmt: skip
     data = read_results(out)
     record = result_records(data)[("sem.wait.available", "wait")]

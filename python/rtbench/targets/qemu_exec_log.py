@@ -9,8 +9,9 @@ the instructions of each new translation (`in_asm`), and what shows the
 counter's reads with their values, which tie the log to the samples' readings:
 the trace event of the board's counter register read (`CounterReads`), or,
 when the counter is a CPU register, the register dump before every block
-(`CounterInstructions`, `-d cpu`). `stop` turns all of it off. Turning `nochain` on changes
-QEMU's translation flags, so every block is translated, and listed, afresh.
+(`CounterInstructions`, `-d cpu`). `stop` turns all of it off. Turning
+`nochain` on changes QEMU's translation flags, so every block is translated,
+and listed, afresh.
 """
 
 from __future__ import annotations
