@@ -54,7 +54,11 @@ static inline int ca_in_isr(void)
  * read at least once per wrap (2^32 instructions), which the tick hook does.
  *
  * One asm block of fixed instructions, as on the Cortex-M: the code between
- * two reads is the same wherever they are taken. */
+ * two reads is the same wherever they are taken. The code path trace finds
+ * the reads by these two instructions and takes the value from QEMU's
+ * register dump before the next translated block, so `low` keeps the value
+ * read until its block ends: QEMU ends a block at each read under -icount,
+ * and otherwise at the branch that follows the CNTVCT read. */
 struct ca_counter_state {
 	uint32_t last;	  /* pmu: the last value read */
 	uint32_t high;	  /* pmu: its wraps */

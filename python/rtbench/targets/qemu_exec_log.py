@@ -5,10 +5,13 @@ emulated board).
 The machine runs with a monitor socket in its private folder. `start` points
 QEMU's log at a file and turns on what a path trace needs: one line per
 executed block without chaining (`exec,nochain`, so no block escapes the log),
-the instructions of each new translation (`in_asm`), and the trace event of
-the board's counter register read (the value read, which ties the log to the
-samples' readings). `stop` turns all of it off. Turning `nochain` on changes
-QEMU's translation flags, so every block is translated, and listed, afresh.
+the instructions of each new translation (`in_asm`), and what shows the
+counter's reads with their values, which tie the log to the samples' readings:
+the trace event of the board's counter register read (`CounterReads`), or,
+when the counter is a CPU register, the register dump before every block
+(`CounterInstructions`, `-d cpu`). `stop` turns all of it off. Turning
+`nochain` on changes QEMU's translation flags, so every block is translated,
+and listed, afresh.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from rtbench.targets.qemu_monitor import Monitor, MonitorError
 from rtbench.trace.codepath.critical import CriticalSections
 from rtbench.trace.codepath.exec_log import CounterReads
+from rtbench.trace.codepath.read_sites import CounterInstructions
 
 MONITOR_SOCKET = "monitor.sock"
 LOG_ITEMS = "exec,nochain,in_asm"
@@ -47,7 +51,7 @@ class ExecLog:
     def __init__(
         self,
         folder: Callable[[], Path | None],
-        reads: CounterReads,
+        reads: CounterReads | CounterInstructions,
         firmware: Firmware,
         icount: int | None,
     ) -> None:
@@ -69,11 +73,14 @@ class ExecLog:
         if any(c.isspace() for c in str(dest)):
             dest = monitor.path.parent / dest.name
         monitor.require(f"logfile {dest}")
-        monitor.require(f"log {LOG_ITEMS},trace:{self.reads.event}")
+        reads = self.reads
+        extra = f"trace:{reads.event}" if isinstance(reads, CounterReads) else reads.log_items
+        monitor.require(f"log {LOG_ITEMS},{extra}")
         return dest
 
     def stop(self) -> None:
         """Log nothing more; MonitorError."""
         monitor = self._monitor()
         monitor.require("log none")
-        monitor.require(f"trace-event {self.reads.event} off")
+        if isinstance(self.reads, CounterReads):
+            monitor.require(f"trace-event {self.reads.event} off")

@@ -10,6 +10,7 @@ from pathlib import Path
 from rtbench.targets.guest.machine import icount_option
 from rtbench.targets.qemu_exec_log import MONITOR_SOCKET
 from rtbench.trace.codepath.exec_log import CounterReads
+from rtbench.trace.codepath.read_sites import CounterInstructions, ReadInstruction
 
 
 @dataclass(frozen=True)
@@ -22,9 +23,11 @@ class Board:
     machine_args: tuple[str, ...]
     cpu: str
     arch: str
-    # how the image's counter shows in QEMU's log (a path trace's anchor); None
-    # when it does not, and `no_trace` says why --trace is not available
-    counter_reads: CounterReads | None
+    # how the image's counter shows in QEMU's log (a path trace's anchor): a
+    # device register's read event, or the instructions that read a CPU
+    # register; None when it does not, and `no_trace` says why --trace is not
+    # available
+    counter_reads: CounterReads | CounterInstructions | None
     nm: str  # the toolchain's nm, for the image's symbols
     vector_table: str  # the symbol of the image's vector table
     toolchain: str  # the CMake toolchain file (cmake/toolchains/) images are built with
@@ -55,15 +58,19 @@ BOARDS = {
         machine_args=("-M", "virt", "-cpu", "cortex-a7"),
         cpu="cortex-a7",
         arch="armv7l",
-        counter_reads=None,
+        # the counter is a coprocessor register (ports/arch/cortex-a/ca.h): the
+        # generic timer's CNTVCT, or under -icount the PMU's event counter 0
+        # (PMSELR 0, so PMXEVCNTR); both A32, unconditional, Rt in bits 12-15
+        counter_reads=CounterInstructions(
+            (
+                ReadInstruction("mrrc p15, 1, Rt, Rt2, c14 (CNTVCT)", 0xFFF00FFF, 0xEC500F1E),
+                ReadInstruction("mrc p15, 0, Rt, c9, c13, 2 (PMXEVCNTR)", 0xFFFF0FFF, 0xEE190F5D),
+            ),
+            objdump="arm-none-eabi-objdump",
+        ),
         nm="arm-none-eabi-nm",
         vector_table="vectors",
         toolchain="arm-none-eabi-cortex-a7.cmake",
-        no_trace=(
-            "the code path trace anchors on the counter's reads in QEMU's log, which are "
-            "device register reads on mps2-an385; on this board the counter is a "
-            "coprocessor register (CNTVCT or the PMU) whose reads QEMU does not log"
-        ),
     ),
 }
 

@@ -61,6 +61,8 @@ class Rtos:
     # the functions its kernel masks interrupts with, by which `--trace` counts the
     # critical sections on a path (trace.codepath.critical); None: not counted
     critical_sections: CriticalSections | None = None
+    # the table on a board whose kernel port masks otherwise, by board name
+    critical_sections_on: Mapping[str, CriticalSections | None] = field(default_factory=dict)
     # the boards (targets.firmware.boards) its port runs on
     boards: tuple[str, ...] = ("mps2-an385",)
 
@@ -73,6 +75,10 @@ class Rtos:
     def facts_path(self) -> str:
         """What the image answers `#rtb read` with: its release, board and configuration."""
         return f"/rtbench/{self.name}.json"
+
+    def critical_sections_for(self, board: str) -> CriticalSections | None:
+        """The critical-section table of its kernel port on `board`."""
+        return self.critical_sections_on.get(board, self.critical_sections)
 
     def image_name(self, board: str) -> str:
         return f"rtbench-{self.name}-{board}.elf"

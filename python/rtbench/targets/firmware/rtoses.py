@@ -26,6 +26,21 @@ def _freertos_release(path: Path) -> Release:
     )
 
 
+# FreeRTOS V11.1.0's ...FromISR functions that take a critical section (one each)
+FROM_ISR_CRITICAL = (
+    "xQueueGenericSendFromISR",
+    "xQueueGiveFromISR",
+    "xQueueReceiveFromISR",
+    "xQueuePeekFromISR",
+    "xTaskResumeFromISR",
+    "xTaskGenericNotifyFromISR",
+    "vTaskGenericNotifyGiveFromISR",
+    "uxTaskPriorityGetFromISR",
+    "uxTaskBasePriorityGetFromISR",
+    "xTaskGetApplicationTaskTagFromISR",
+    "xEventGroupGetBitsFromISR",
+)
+
 FREERTOS = Rtos(
     name="freertos",
     boards=("mps2-an385", "virt-a7"),
@@ -99,19 +114,20 @@ FREERTOS = Rtos(
         inline=(
             "xPortSysTickHandler",
             "xPortPendSVHandler",
-            "xQueueGenericSendFromISR",
-            "xQueueGiveFromISR",
-            "xQueueReceiveFromISR",
-            "xQueuePeekFromISR",
-            "xTaskResumeFromISR",
-            "xTaskGenericNotifyFromISR",
-            "vTaskGenericNotifyGiveFromISR",
-            "uxTaskPriorityGetFromISR",
-            "uxTaskBasePriorityGetFromISR",
-            "xTaskGetApplicationTaskTagFromISR",
-            "xEventGroupGetBitsFromISR",
+            *FROM_ISR_CRITICAL,
         ),
     ),
+    # portable/GCC/ARM_CA9 on virt-a7: the same, but the ...FromISR functions
+    # call ulPortSetInterruptMask (the GIC's priority mask), the tick handler
+    # sets the mask in its own code, and a switch is a supervisor call with no
+    # mask of its own
+    critical_sections_on={
+        "virt-a7": CriticalSections(
+            enter=("vPortEnterCritical",),
+            exit=("vPortExitCritical",),
+            inline=("FreeRTOS_Tick_Handler", *FROM_ISR_CRITICAL),
+        )
+    },
 )
 
 
@@ -179,6 +195,12 @@ UCOS3 = Rtos(
         exit=("CPU_SR_Restore",),
         inline=("OS_CPU_PendSVHandler",),
     ),
+    # uC-CPU's ARMv7-A GNU port on virt-a7: CPU_CRITICAL_ENTER() is inline
+    # (`mrs` of CPSR, `cpsid if`) in every kernel function, and the kernel's
+    # assembly masks the same way: each `cpsid` executed in them is one
+    critical_sections_on={
+        "virt-a7": CriticalSections(enter=(), exit=(), masking=("OS", "CPU_")),
+    },
 )
 
 

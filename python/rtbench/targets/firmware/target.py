@@ -249,7 +249,7 @@ class FirmwareTarget(QemuBase):
                 self.image.path,
                 board.nm,
                 board.vector_table,
-                self.rtos.critical_sections,
+                self.rtos.critical_sections_for(board.name),
                 self.rtos.name,
                 self.image.sources.path if self.image.sources is not None else None,
                 ROOT,

@@ -14,9 +14,9 @@ takes is read from its path, not guessed: one per entry of an `enter` or an
 
 A kernel that masks inline everywhere (ThreadX's TX_DISABLE, in every
 service, sometimes several times in one function) names instead the prefixes
-of its functions (`masking`): each `cpsid i` a path executed in one of them is
-one critical section begun, read from the executed blocks' instructions
-(trace.codepath.exec_log). The instruction is counted, not the functions:
+of its functions (`masking`): each `cpsid i` (or `cpsid if`) a path executed
+in one of them is one critical section begun, read from the executed blocks'
+instructions (trace.codepath.exec_log). The instruction is counted, not the functions:
 a service that masks twice counts two.
 """
 

@@ -16,13 +16,22 @@ What is counted, and how exactly:
   not run: it is taken back;
 - `cpu_io_recompile: rewound execution of TB to X` means the block ran only up
   to X before being translated again: only its instructions before X count;
-- a block's `cpsid i` instructions (interrupts masked) are noted from its
-  translation too, so a path can say how often a function masked inline;
+- a block's `cpsid i` (or `cpsid if`) instructions (interrupts masked) are
+  noted from its translation too, so a path can say how often a function
+  masked inline;
 - the window starts after the block holding the start reading and ends with
   the block holding the stop reading. Under -icount QEMU ends a block at
   every device access, so both readings end their blocks and the count is
   exact; without it, each end can be off by the rest of one block
   (`exact_bounds` says which).
+
+When the counter is a CPU register (trace.codepath.read_sites), no line
+carries a read: a block holding one of the image's read instructions ran a
+read, and the register dump QEMU writes after the next block's `Trace` line
+(`-d cpu`, the state before that block) gives the value read. The window
+bounds are the same: after the block holding the start read, up to and
+including the block holding the stop read. Under -icount a counter read ends
+its block (QEMU treats it as I/O), so the counts are exact there too.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rtbench.trace.codepath.read_sites import ReadSites
 from rtbench.trace.codepath.symbols import Symbols
 
 CF_COUNT_MASK = 0x1FF  # QEMU's TB cflags: instruction count when limited
@@ -41,7 +51,7 @@ _STOPPED = re.compile(r"Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9
 _REWOUND = re.compile(r"cpu_io_recompile: rewound execution of TB to ([0-9a-f]+)")
 _READ = re.compile(r"offset 0x([0-9a-f]+) data 0x([0-9a-f]+)")
 _INSN = re.compile(r"0x([0-9a-f]+):")
-_MASK = re.compile(r"\scpsid\s+i\b")  # the instruction that masks interrupts (PRIMASK)
+_MASK = re.compile(r"\scpsid\s+if?\b")  # masks interrupts (PRIMASK; CPSR.I, and .F with `if`)
 
 
 @dataclass(frozen=True)
@@ -111,11 +121,13 @@ class Window:
 
 def scan(
     lines: Iterable[str],
-    reads: CounterReads,
+    reads: CounterReads | ReadSites,
     windows: list[Window],
     translations: Translations,
 ) -> int:
     """Fill `windows` from one unit's log; returns the number of counter reads seen."""
+    if isinstance(reads, ReadSites):
+        return scan_sites(lines, reads, windows, translations)
     by_start: dict[int, list[Window]] = {}
     for w in windows:
         by_start.setdefault(w.start, []).append(w)
@@ -172,6 +184,114 @@ def scan(
     if listing:
         translations.add(pending, pending_masks)
     return seen
+
+
+def scan_sites(
+    lines: Iterable[str],
+    sites: ReadSites,
+    windows: list[Window],
+    translations: Translations,
+) -> int:
+    """`scan` when the reads are the image's instructions (`sites`) and their values
+    are in the register dumps of QEMU's log."""
+    mask = (1 << sites.bits) - 1
+    by_start: dict[int, list[Window]] = {}
+    for w in windows:
+        by_start.setdefault(w.start, []).append(w)
+    open_: list[Window] = []
+    pending: list[int] = []
+    pending_masks: list[int] = []
+    listing = False
+    seen = 0
+    read: tuple[int, int, int] | None = None  # the last block's read: block, address, register
+    held: list[int] | None = None  # the block after a read, placed once its value is known
+    dump = ""  # the dump line holding the read's register ("R04=")
+    column, name = 0, ""  # its place on that line, and its name there ("R06=")
+    for line in lines:
+        if listing:
+            m = _INSN.match(line)
+            if m:
+                pending.append(int(m.group(1), 16))
+                if _MASK.search(line):
+                    pending_masks.append(pending[-1])
+                continue
+            listing = False
+            translations.add(pending, pending_masks)
+        if line.startswith("Trace "):
+            m = _TRACE.match(line)
+            if m is None:
+                continue
+            if held is not None:  # the value never came: the read is not seen
+                _extend(open_, held)
+                held = None
+            pc, cflags = int(m.group(2), 16), int(m.group(3), 16)
+            size = translations.size(pc, cflags)
+            entry = [pc, size if size is not None else -1]
+            if read is not None:
+                held = entry
+                reg = read[2]
+                dump, column, name = f"R{reg // 4 * 4:02d}=", reg % 4, f"R{reg:02d}="
+            else:
+                _extend(open_, entry)
+            read = _read_in(sites, translations, pc, size)
+        elif held is not None and line.startswith(dump):
+            fields = line.split()
+            if len(fields) <= column or not fields[column].startswith(name):
+                continue
+            value = int(fields[column][len(name) :], 16) & mask
+            seen += 1
+            if open_:
+                for w in open_:
+                    if w.stop == value:
+                        w.closed = True
+                open_ = [w for w in open_ if not w.closed]
+            for w in by_start.pop(value, ()):
+                w.opened = True
+                open_.append(w)
+            _extend(open_, held)
+            held = None
+        elif line.startswith("IN:"):
+            listing, pending, pending_masks = True, [], []
+        elif line.startswith("Stopped execution"):
+            m = _STOPPED.match(line)
+            if m:
+                pc = int(m.group(1), 16)
+                if read is not None and read[0] == pc:
+                    read = None  # the block did not run
+                if open_:
+                    _take_back(open_, pc)
+        elif line.startswith("cpu_io_recompile"):
+            m = _REWOUND.match(line)
+            if m:
+                stop = int(m.group(1), 16)
+                if read is not None and read[1] >= stop:
+                    read = None  # the block stopped before its read
+                if open_:
+                    _rewind(open_, stop, translations)
+    if listing:
+        translations.add(pending, pending_masks)
+    return seen
+
+
+def _read_in(
+    sites: ReadSites, translations: Translations, pc: int, size: int | None
+) -> tuple[int, int, int] | None:
+    """The last counter read among the `size` instructions the block at `pc` ran."""
+    known = translations.blocks.get(pc)
+    if known is None or size is None:
+        return None
+    found = None
+    registers = sites.registers
+    for address in known[:size]:
+        reg = registers.get(address)
+        if reg is not None:
+            found = (pc, address, reg)
+    return found
+
+
+def _extend(open_: list[Window], entry: list[int]) -> None:
+    for w in open_:
+        w.blocks.append(entry)
 
 
 def _take_back(open_: list[Window], pc: int) -> None:

@@ -16,7 +16,8 @@ code's instructions beside the timestamp overhead the core subtracted.
 Every kept sample's analysis goes to `trace/NN-<unit>.paths.json`; the log
 itself is deleted once read (it is large), unless KEEP_LOG_ENV is 1: it is
 then kept as `trace/NN-<unit>.exec.log` for tools that read whole logs
-(bench/thread-metric-explain). A log that grows past LOG_CAP_BYTES is switched
+(bench/thread-metric-explain). A log that grows past LOG_CAP_BYTES (times the
+register dumps' `log_scale` when the counter is a CPU register) is switched
 off for the rest of the unit, and the samples after that point are said to be
 not found, never guessed.
 """
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from rtbench.errors import RtbenchError
 from rtbench.trace.codepath import exec_log, origin
 from rtbench.trace.codepath.critical import CriticalSections
+from rtbench.trace.codepath.read_sites import CounterInstructions, ReadSites
 from rtbench.trace.codepath.symbols import Symbols
 
 if TYPE_CHECKING:
@@ -61,10 +63,13 @@ class PathTraceHook:
     def __init__(self, source: Callable[[], ExecLog], log_cap_bytes: int = LOG_CAP_BYTES) -> None:
         """`source`: the execution log of the opened target's machine."""
         self._source = source
-        self._cap = log_cap_bytes
+        self._cap_given = log_cap_bytes
+        self._cap = log_cap_bytes  # the given cap, grown for a log with register dumps
         self._ctx: HookContext | None = None
         self._log: ExecLog | None = None
         self._symbols: Symbols | None = None
+        # the counter's reads: the log's trace event, or the image's read instructions
+        self._reads: exec_log.CounterReads | ReadSites | None = None
         self._origins: origin.Origins | None = None
         self._origins_note: str | None = None
         self._placed: dict[str, dict[str, str]] = {}  # functions seen on a path
@@ -85,6 +90,14 @@ class PathTraceHook:
         log = self._source()
         fw = log.firmware
         self._symbols = Symbols.load(fw.elf, fw.nm, fw.vector_table)
+        reads = log.reads
+        if isinstance(reads, CounterInstructions):
+            self._reads = reads.sites(fw.elf)
+            # its register dumps lengthen every block's lines: as many blocks
+            # fit under the cap as on a board whose reads are trace events
+            self._cap = self._cap_given * reads.log_scale
+        else:
+            self._reads, self._cap = reads, self._cap_given
         self._log = log
         self._load_origins(ctx)
         (ctx.out_dir / TRACE_DIR).mkdir(exist_ok=True)
@@ -155,7 +168,8 @@ class PathTraceHook:
             "summary": f"the code path of the kept samples, {exact}",
             "traced": log is not None,
             "source": "QEMU execution log (-d exec,nochain,in_asm) and the counter's reads",
-            "counter_event": log.reads.event if log else None,
+            "counter_event": _event(log.reads) if log else None,
+            **(self._reads.describe() if isinstance(self._reads, ReadSites) else {}),
             "image": log.firmware.elf.name if log else None,
             "functions": len(self._symbols.names) if self._symbols else 0,
             "icount_shift": log.icount if log else None,
@@ -269,8 +283,10 @@ class PathTraceHook:
                             )
                         )
         size = path.stat().st_size if path.exists() else 0
+        anchor = self._reads or log.reads
+        assert not isinstance(anchor, CounterInstructions)  # start() found its sites
         reads = (
-            exec_log.scan(exec_log.read_lines(path), log.reads, windows, self._translations)
+            exec_log.scan(exec_log.read_lines(path), anchor, windows, self._translations)
             if size
             else 0
         )
@@ -327,6 +343,11 @@ class PathTraceHook:
             records[r] = record
         (ctx.out_dir / TRACE_DIR / name).write_text(json.dumps(detail, indent=1), "utf-8")
         return replace(outcome, records=tuple(records))
+
+
+def _event(reads: exec_log.CounterReads | CounterInstructions) -> str | None:
+    """The trace event of the counter's reads, None when they are instructions."""
+    return reads.event if isinstance(reads, exec_log.CounterReads) else None
 
 
 def _sample(
