@@ -4,14 +4,19 @@ target (a Debian guest or a firmware board) `after_s` into one unit."""
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import threading
+from pathlib import Path
 from typing import Any, Protocol
 
+from rtbench.model import catalog
 from rtbench.model.catalog import CoreScenario
-from rtbench.model.results import ScenarioOutcome
+from rtbench.model.results import ResultsDocument, ScenarioOutcome
+from rtbench.run import runner
 from rtbench.run.hooks import HookContext
+from rtbench.run.progress import Progress
 
 
 class _Machine(Protocol):
@@ -60,3 +65,23 @@ class KillQemu:
 
     def describe(self) -> dict[str, Any]:
         return {"unit": self.unit, "killed": list(self.killed)}
+
+
+def run_killing(
+    target: Any, victim: str, others: list[str], after_s: float, out: Path
+) -> tuple[runner.Run, ResultsDocument, KillQemu]:
+    """Run `victim` then `others` on an opened target through the runner, its QEMU
+    killed `after_s` into `victim`: the run, its results document and the hook."""
+    said: list[str] = []
+    cpu = target.check_cpu(None)
+    _meta, core_catalog = runner.query_catalog(target.transport(), cpu)
+    selection, _ = catalog.select(core_catalog, [victim, *others])
+    hook = KillQemu(target, victim, after_s=after_s)
+    options = runner.RunOptions(profile="quick", patterns=(), cpu=cpu, out_dir=out)
+    out.mkdir()
+    run = runner.Run(
+        options, target, core_catalog, selection, target.snapshot(cpu, False), [],
+        runner.Ui(warn=said.append, info=said.append),
+        Progress(io.StringIO(), interactive=False), "lost", hooks=(hook,),
+    )  # fmt: skip
+    return run, run.execute(), hook

@@ -18,7 +18,6 @@ guest's kernel is neither cached nor downloadable here.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import subprocess
@@ -29,13 +28,10 @@ import jsonschema
 import pytest
 
 from conftest import cli
-from kill_hook import KillQemu
+from kill_hook import run_killing
 from rtbench.errors import RtbenchError
-from rtbench.model import catalog
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.run import runner
-from rtbench.run.progress import Progress
 from rtbench.targets.qemu import QemuTarget
 from traced import usable_guest
 
@@ -169,19 +165,8 @@ def test_killing_qemu_mid_scenario_is_lost_and_the_run_goes_on(
             pytest.skip(f"the guest could not be prepared here: {e}")
         first_pid = target.machine.pid if target.machine else None
         assert len(_qemu_left(temp)) == 1  # the check below sees a running guest
-        cpu = target.check_cpu(None)
-        _meta, core_catalog = runner.query_catalog(target.transport(), cpu)
         victim = "clk.tick"
-        selection, _ = catalog.select(core_catalog, [victim, VERDICTS[0]])
-        hook = KillQemu(target, victim, after_s=1.5)
-        options = runner.RunOptions(profile="quick", patterns=(), cpu=cpu, out_dir=tmp_path / "o")
-        (tmp_path / "o").mkdir()
-        run = runner.Run(
-            options, target, core_catalog, selection, target.snapshot(cpu, False), [],
-            runner.Ui(warn=said.append, info=said.append),
-            Progress(io.StringIO(), interactive=False), "lost", hooks=(hook,),
-        )  # fmt: skip
-        doc = run.execute()
+        run, doc, hook = run_killing(target, victim, [VERDICTS[0]], 1.5, tmp_path / "o")
     finally:
         target.close()
     statuses = {s.name: s.status for s in doc.scenarios}

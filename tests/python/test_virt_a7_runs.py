@@ -10,18 +10,14 @@ with `rtbench targets`'s sentence when the sources, toolchain or QEMU are missin
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
 from conftest import RunCli
-from kill_hook import KillQemu
-from rtbench.model import catalog
+from kill_hook import run_killing
 from rtbench.model.results import RESULTS_FILE
-from rtbench.run import runner
-from rtbench.run.progress import Progress
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS, THREADX
 
@@ -45,18 +41,7 @@ def test_a_killed_board_loses_one_scenario_and_a_fresh_boot_runs_the_rest(
     try:
         target.open(said.append)
         first_pid = target.machine.pid if target.machine else None
-        cpu = target.check_cpu(None)
-        _meta, core_catalog = runner.query_catalog(target.transport(), cpu)
-        selection, _ = catalog.select(core_catalog, [victim, after])
-        hook = KillQemu(target, victim, after_s=1.0)
-        options = runner.RunOptions(profile="quick", patterns=(), cpu=cpu, out_dir=tmp_path / "o")
-        (tmp_path / "o").mkdir()
-        run = runner.Run(
-            options, target, core_catalog, selection, target.snapshot(cpu, False), [],
-            runner.Ui(warn=said.append, info=said.append),
-            Progress(io.StringIO(), interactive=False), "lost", hooks=(hook,),
-        )  # fmt: skip
-        doc = run.execute()
+        _run, doc, hook = run_killing(target, victim, [after], 1.0, tmp_path / "o")
     finally:
         target.close()
     statuses = {s.name: s.status for s in doc.scenarios}
