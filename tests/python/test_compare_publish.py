@@ -6,6 +6,7 @@ RTOSes (test_compare_rtos's), no boots."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,16 @@ def test_the_kernels_that_differ_most_come_first(tmp_path: Path) -> None:
     assert flat.index(publish.TITLE) < flat.index("<h2>Results</h2>")
     md = tables.markdown(c)
     assert f"## {publish.DIFFER_TITLE}" in md and "kernel 32 of 50 instr." in md
+
+
+def test_the_calibration_is_no_operation_to_rank(tmp_path: Path) -> None:
+    """A calibration's path may hold a tick's kernel code; it is never ranked."""
+    c = _three(tmp_path)
+    (row,) = c.metrics
+    assert publish.differ_most(c) != []
+    # the same paths, as a metric of no family
+    calibration = dataclasses.replace(c, metrics=(dataclasses.replace(row, family=None),))
+    assert publish.differ_most(calibration) == []
 
 
 def test_untraced_systems_get_figures_without_shares(tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ path adds `kernel N of M`: the typical sample's instructions that ran in the
 RTOS's own sources, of all the sample's instructions (the port's and the
 measurement's are the rest, shown in the metric's details).
 
-"Differ most": among the metrics traced on at least two systems, the ones
+"Differ most": among the operations (the metrics of a family: not the
+calibration's) traced on at least two systems, the ones
 whose typical paths are furthest apart in the kernel's instructions (the
 largest over the smallest), so that the paths worth reading come first.
 """
@@ -120,6 +121,8 @@ def differ_most(comparison: Comparison, limit: int = DIFFER_MOST) -> list[Spread
     furthest apart, the widest first (ties by the metric's order)."""
     found = []
     for order, row in enumerate(comparison.metrics):
+        if row.family is None:  # the calibration and the like: not an operation
+            continue
         kernels = [
             (k, side)
             for side in row.sides
