@@ -107,6 +107,36 @@ class Translations:
         return None if known is None else sum(1 for a in known if a < stop)
 
 
+class _Listing:
+    """The block QEMU is listing (the instructions after an `IN:` line), added to
+    the translations when its listing ends."""
+
+    def __init__(self, translations: Translations) -> None:
+        self.translations = translations
+        self.active = False
+        self.addresses: list[int] = []
+        self.masks: list[int] = []  # its cpsid i
+
+    def start(self) -> None:
+        self.active, self.addresses, self.masks = True, [], []
+
+    def take(self, line: str) -> bool:
+        """Whether `line` is one of the block's instructions (then it is noted)."""
+        m = _INSN.match(line)
+        if m:
+            self.addresses.append(int(m.group(1), 16))
+            if _MASK.search(line):
+                self.masks.append(self.addresses[-1])
+            return True
+        self.end()
+        return False
+
+    def end(self) -> None:
+        if self.active:
+            self.active = False
+            self.translations.add(self.addresses, self.masks)
+
+
 @dataclass
 class Window:
     """One kept sample's readings, and the blocks executed between them."""
@@ -132,21 +162,12 @@ def scan(
     for w in windows:
         by_start.setdefault(w.start, []).append(w)
     open_: list[Window] = []
-    pending: list[int] = []  # the instructions of a block being listed
-    pending_masks: list[int] = []  # its cpsid i
-    listing = False
+    listing = _Listing(translations)
     seen = 0
     marker = reads.event
     for line in lines:
-        if listing:
-            m = _INSN.match(line)
-            if m:
-                pending.append(int(m.group(1), 16))
-                if _MASK.search(line):
-                    pending_masks.append(pending[-1])
-                continue
-            listing = False
-            translations.add(pending, pending_masks)
+        if listing.active and listing.take(line):
+            continue
         if line.startswith("Trace "):
             if not open_:
                 continue
@@ -158,7 +179,7 @@ def scan(
                 for w in open_:
                     w.blocks.append(entry)
         elif line.startswith("IN:"):
-            listing, pending, pending_masks = True, [], []
+            listing.start()
         elif line.startswith(marker):
             m = _READ.search(line)
             if m is None or int(m.group(1), 16) != reads.offset:
@@ -181,8 +202,7 @@ def scan(
             m = _REWOUND.match(line)
             if m:
                 _rewind(open_, int(m.group(1), 16), translations)
-    if listing:
-        translations.add(pending, pending_masks)
+    listing.end()
     return seen
 
 
@@ -199,24 +219,15 @@ def scan_sites(
     for w in windows:
         by_start.setdefault(w.start, []).append(w)
     open_: list[Window] = []
-    pending: list[int] = []
-    pending_masks: list[int] = []
-    listing = False
+    listing = _Listing(translations)
     seen = 0
     read: tuple[int, int, int] | None = None  # the last block's read: block, address, register
     held: list[int] | None = None  # the block after a read, placed once its value is known
     dump = ""  # the dump line holding the read's register ("R04=")
     column, name = 0, ""  # its place on that line, and its name there ("R06=")
     for line in lines:
-        if listing:
-            m = _INSN.match(line)
-            if m:
-                pending.append(int(m.group(1), 16))
-                if _MASK.search(line):
-                    pending_masks.append(pending[-1])
-                continue
-            listing = False
-            translations.add(pending, pending_masks)
+        if listing.active and listing.take(line):
+            continue
         if line.startswith("Trace "):
             m = _TRACE.match(line)
             if m is None:
@@ -251,7 +262,7 @@ def scan_sites(
             _extend(open_, held)
             held = None
         elif line.startswith("IN:"):
-            listing, pending, pending_masks = True, [], []
+            listing.start()
         elif line.startswith("Stopped execution"):
             m = _STOPPED.match(line)
             if m:
@@ -268,8 +279,7 @@ def scan_sites(
                     read = None  # the block stopped before its read
                 if open_:
                     _rewind(open_, stop, translations)
-    if listing:
-        translations.add(pending, pending_masks)
+    listing.end()
     return seen
 
 
