@@ -106,6 +106,7 @@ def test_the_header_names_the_chosen_differences_without_a_red_box(tmp_path: Pat
     assert "OS: A Linux 6.1.0, B FreeRTOS V11." in c.compared
     assert any(line.startswith("target: A qemu:debian-amd64, no -icount") for line in c.compared)
     assert c.warnings == ()  # what differs is the point of the comparison
+    assert "times are tested only between results timed by one clock" in html.render(c)
     assert any("hostname" in d for d in c.details)  # the host facts are details
     for shown in (text.render(c), tables.markdown(c), html.render(c)):
         flat = " ".join(shown.split())

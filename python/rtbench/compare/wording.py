@@ -109,6 +109,11 @@ def intro(comparison: Comparison) -> str:
             "A is shown beside the published figures of other systems: other hardware, "
             "other years, never a same-machine comparison; nothing is tested or rated."
         )
+    if len(comparison.groups) > 1:
+        return (
+            "A is the baseline; times are tested only between results timed by one "
+            'clock (the answer\'s "timed by" row), behaviour and services across all.'
+        )
     return "A is the baseline; every other result is tested against it."
 
 
