@@ -39,7 +39,10 @@ CLIENT_ENV = "RTBENCH_LABGRID_CLIENT"  # the labgrid-client to use (a path)
 COORDINATOR_ENV = "LG_COORDINATOR"
 DEFAULT_COORDINATOR = "127.0.0.1:20408"  # labgrid-client's own default
 INSTALL = ".venv/bin/python -m pip install --require-hashes -r requirements/labgrid.txt"
-CALL_TIMEOUT_S = 60.0
+# How long one labgrid-client call may take: a Python program that starts, talks
+# to the coordinator and ends, which on a loaded 2-CPU machine was seen to take
+# over 60 s (a release that then failed left the place held for the next run)
+CALL_TIMEOUT_S = 120.0
 POWER_DELAY_S = 2.0  # off, this long, on (labgrid's own default for a cycle)
 _POLL_S = 0.2
 # what labgrid-client's environment may hold that would make it act on another place
@@ -318,7 +321,11 @@ class Lab:
             if process.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
+                # killed, it cannot go on; a loaded machine may take a while to
+                # end it, which is no reason for a traceback instead of the
+                # interruption's own exit
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=60)
             if process.stderr is not None:
                 process.stderr.close()
 
