@@ -149,6 +149,20 @@ class Window:
     closed: bool = False
 
 
+def _reading(open_: list[Window], by_start: dict[int, list[Window]], value: int) -> list[Window]:
+    """The windows open after a counter reading of `value`: the ones it ends are
+    closed, the ones it starts are opened."""
+    if open_:
+        for w in open_:
+            if w.stop == value:
+                w.closed = True
+        open_ = [w for w in open_ if not w.closed]
+    for w in by_start.pop(value, ()):
+        w.opened = True
+        open_.append(w)
+    return open_
+
+
 def scan(
     lines: Iterable[str],
     reads: CounterReads | ReadSites,
@@ -186,14 +200,7 @@ def scan(
                 continue
             seen += 1
             value = reads.value(int(m.group(2), 16))
-            if open_:
-                for w in open_:
-                    if w.stop == value:
-                        w.closed = True
-                open_ = [w for w in open_ if not w.closed]
-            for w in by_start.pop(value, ()):
-                w.opened = True
-                open_.append(w)
+            open_ = _reading(open_, by_start, value)
         elif open_ and line.startswith("Stopped execution"):
             m = _STOPPED.match(line)
             if m:
@@ -251,14 +258,7 @@ def scan_sites(
                 continue
             value = int(fields[column][len(name) :], 16) & mask
             seen += 1
-            if open_:
-                for w in open_:
-                    if w.stop == value:
-                        w.closed = True
-                open_ = [w for w in open_ if not w.closed]
-            for w in by_start.pop(value, ()):
-                w.opened = True
-                open_.append(w)
+            open_ = _reading(open_, by_start, value)
             _extend(open_, held)
             held = None
         elif line.startswith("IN:"):
