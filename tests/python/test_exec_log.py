@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import run_with_untraceable_kind
-from rtbench.targets.qemu_monitor import Monitor, MonitorError
+from rtbench.targets.qemu.monitor import Monitor, MonitorError
 from rtbench.trace.codepath import exec_log
 from rtbench.trace.codepath import render as path_render
 from rtbench.trace.codepath.critical import CriticalSections

@@ -23,7 +23,7 @@ from rtbench.targets.firmware import image as fw_image
 from rtbench.targets.firmware import sources as fw_sources
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS
-from rtbench.targets.qemu_base import GuestError
+from rtbench.targets.qemu.process import GuestError
 from target_kinds import refusal, why_not_usable
 
 FAKE = Path(__file__).parent / "fake_freertos.py"

@@ -16,7 +16,7 @@ from rtbench.compare import groups, model
 from rtbench.errors import UsageError
 from rtbench.targets.guest import cores, images
 from rtbench.targets.guest.machine import MachineConfig
-from rtbench.targets.qemu import QemuTarget, machine_args, parse_spec
+from rtbench.targets.guest.target import QemuTarget, machine_args, parse_spec
 from synth import lognormal, write_result
 
 WAKE: tuple[str, str, str | None] = ("sem.signal.unblock", "release", "SEM-P-ARC")

@@ -35,9 +35,9 @@ from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.targets.labgrid import LabgridTarget, parse_spec
-from rtbench.targets.labgrid_client import Place, Resource, parse_show
-from rtbench.targets.ssh_link import OPTIONS_ENV
+from rtbench.targets.lab.client import Place, Resource, parse_show
+from rtbench.targets.lab.target import LabgridTarget, parse_spec
+from rtbench.targets.ssh.link import OPTIONS_ENV
 from sshd_netns import NamespaceSshd
 from target_kinds import refusal, why_not_usable
 

@@ -32,7 +32,7 @@ from kill_hook import run_killing
 from rtbench.errors import RtbenchError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.targets.qemu import QemuTarget
+from rtbench.targets.guest.target import QemuTarget
 from traced import usable_guest
 
 pytestmark = pytest.mark.slow

@@ -21,12 +21,12 @@ import pytest
 from conftest import cli
 from rtbench import transport
 from rtbench.errors import UsageError
-from rtbench.targets import qemu_base
 from rtbench.targets.guest import debian, images, initramfs, link
 from rtbench.targets.guest import machine as machine_mod
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
+from rtbench.targets.guest.target import EMULATED_MESSAGE, emulation_caveats, parse_spec
 from rtbench.targets.guest.tuning import GuestTuning, cpu_list
-from rtbench.targets.qemu import EMULATED_MESSAGE, emulation_caveats, parse_spec
+from rtbench.targets.qemu import process as qemu_base
 from rtbench.transport import EndOfStream, TargetLost
 
 # reads or changes this machine's real-time settings (conftest.py)

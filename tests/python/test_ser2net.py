@@ -19,7 +19,7 @@ from conftest import RunCli
 from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
-from rtbench.targets.serial import SerialLine, pyserial_url
+from rtbench.targets.firmware.serial import SerialLine, pyserial_url
 from ser2net_serve import PtyBoard, Ser2net
 from target_kinds import refusal
 

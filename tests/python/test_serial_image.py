@@ -18,7 +18,7 @@ from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.targets.firmware import image as fw_image
 from rtbench.targets.firmware.rtoses import FREERTOS
-from rtbench.targets.serial import parse_spec
+from rtbench.targets.firmware.serial import parse_spec
 from target_kinds import refusal
 from test_serial_target import image as image  # noqa: PLC0414 (the module's fixtures)
 from test_serial_target import pty_board as pty_board  # noqa: PLC0414

@@ -30,8 +30,8 @@ from rtbench import targets
 from rtbench.errors import UsageError
 from rtbench.model.results import RESULTS_FILE
 from rtbench.paths import ROOT
-from rtbench.targets.ssh_link import OPTIONS_ENV, parse_address
-from rtbench.targets.ssh_stream import WRAPPER, shell_status
+from rtbench.targets.ssh.link import OPTIONS_ENV, parse_address
+from rtbench.targets.ssh.stream import WRAPPER, shell_status
 from sshd_netns import NamespaceSshd, running
 
 # reads or changes this machine's real-time settings (conftest.py)

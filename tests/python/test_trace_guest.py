@@ -20,8 +20,8 @@ from typing import IO
 import pytest
 
 from conftest import cli
+from rtbench.targets.guest.target import QemuTarget
 from rtbench.targets.guest.tracefs import GUEST_BUFFER_KB, guest_tracefs
-from rtbench.targets.qemu import QemuTarget
 from rtbench.trace.kernel import shell_tracefs
 from rtbench.trace.kernel.shell_tracefs import ShellTracefs
 from rtbench.trace.kernel.tracefs import TraceError

@@ -26,8 +26,8 @@ import pytest
 import sshd_netns
 from conftest import cli, run_with_untraceable_kind
 from rtbench.paths import ROOT
-from rtbench.targets.ssh_link import OPTIONS_ENV, SshLink
-from rtbench.targets.ssh_tracefs import SshTracefs
+from rtbench.targets.ssh.link import OPTIONS_ENV, SshLink
+from rtbench.targets.ssh.tracefs import SshTracefs
 from rtbench.trace.kernel import tracefs
 from sshd_netns import NamespaceSshd
 from traced import remote_traced_run, timer_trace, tracefs_mounted

@@ -22,8 +22,8 @@ from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.rtoses import RTOSES
 from rtbench.targets.guest import cores as guest_cores
 from rtbench.targets.local import LocalTarget
-from rtbench.targets.ssh import SshTarget
-from rtbench.targets.ssh_link import ssh_ready
+from rtbench.targets.ssh.link import ssh_ready
+from rtbench.targets.ssh.target import SshTarget
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ KINDS["qemu"] = _emulated(
     + guest_cores.summary(),
     needs="qemu-system-x86 / qemu-system-arm, the cross compilers gcc-aarch64-linux-gnu and "
     "gcc-arm-linux-gnueabihf for ARM guests, gpgv, and the network on first use of a guest",
-    module="qemu",
+    module="guest.target",
     target_class="QemuTarget",
 )
 
@@ -137,7 +137,7 @@ KINDS["serial"] = _emulated(
     "rtbench image (docs/porting.md)",
     needs="pyserial (.venv/bin/python -m pip install --require-hashes -r "
     "requirements/serial.txt) and read-write access to the port",
-    module="serial",
+    module="firmware.serial",
     target_class="SerialTarget",
 )
 
@@ -148,7 +148,7 @@ KINDS["labgrid"] = _emulated(
     "(LG_COORDINATOR), reached over SSH or a serial port (docs/labs.md)",
     needs="labgrid (.venv/bin/python -m pip install --require-hashes -r "
     "requirements/labgrid.txt) and a coordinator; what the SSH or serial kind needs",
-    module="labgrid",
+    module="lab.target",
     target_class="LabgridTarget",
 )
 

@@ -20,7 +20,7 @@ from rtbench.trace.kernel.hook import TraceHook
 
 if TYPE_CHECKING:
     from rtbench.run.hooks import RunHook
-    from rtbench.targets.qemu_exec_log import ExecLog
+    from rtbench.targets.qemu.exec_log import ExecLog
 
 
 class KernelTracing:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rtbench.targets.guest.machine import icount_option
-from rtbench.targets.qemu_exec_log import MONITOR_SOCKET
+from rtbench.targets.qemu.exec_log import MONITOR_SOCKET
 from rtbench.trace.codepath.exec_log import CounterReads
 from rtbench.trace.codepath.read_sites import CounterInstructions, ReadInstruction
 

@@ -44,13 +44,13 @@ from rtbench.targets.firmware import size, variant
 from rtbench.targets.firmware.boards import BOARDS, Board, BoardLaunch
 from rtbench.targets.firmware.rtos import Rtos
 from rtbench.targets.firmware.rtoses import RTOSES
-from rtbench.targets.qemu_base import (
+from rtbench.targets.qemu.exec_log import ExecLog, Firmware
+from rtbench.targets.qemu.process import (
     GuestError,
     QemuBase,
     deterministic_info,
     emulation_caveats,
 )
-from rtbench.targets.qemu_exec_log import ExecLog, Firmware
 from rtbench.transport import TargetLost
 
 EMULATOR_ENV = "RTBENCH_FIRMWARE_QEMU"

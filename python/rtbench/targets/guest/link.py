@@ -141,7 +141,7 @@ class Link:
 
     `reader`/`writer`: the line's two directions, whatever carries them: for
     QEMU its standard output and input, for a board a serial port or a TCP
-    connection to one (targets.serial). `reader` yields the target's lines,
+    connection to one (targets.firmware.serial). `reader` yields the target's lines,
     newline included, and ends when the line does. `why_closed` says in a few
     words why the line ended (QEMU's exit status, ...), for the TargetLost reason.
     """

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import IO
 
 from rtbench.errors import RtbenchError
-from rtbench.targets.qemu_base import QemuBase
+from rtbench.targets.qemu.process import QemuBase
 from rtbench.trace.kernel.shell_tracefs import ShellTracefs
 from rtbench.transport import TargetLost
 

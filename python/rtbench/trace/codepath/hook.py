@@ -2,7 +2,7 @@
 """`rtbench run --trace` on an emulated RTOS board: the code path of the kept samples.
 
 Around every unit the hook switches QEMU's execution log on and off through
-the target (targets.qemu_exec_log), then finds each kept sample of every
+the target (targets.qemu.exec_log), then finds each kept sample of every
 metric in the log by its two counter readings (trace.codepath.exec_log) and names the
 functions executed between them with the image's symbols (trace.codepath.symbols).
 Each result record with kept samples gets a `path` object: the typical sample
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from rtbench.model.catalog import CoreScenario
     from rtbench.model.results import ScenarioOutcome
     from rtbench.run.hooks import HookContext
-    from rtbench.targets.qemu_exec_log import ExecLog
+    from rtbench.targets.qemu.exec_log import ExecLog
 
 TRACE_DIR = "trace"
 LOG_CAP_BYTES = 1 << 30

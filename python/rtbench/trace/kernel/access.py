@@ -8,7 +8,7 @@ stop it after with more sync markers, read the per-CPU statistics and the trace,
 and close it on every exit path. `TracefsAccess` is those steps. `LocalTracefs`
 does them on this machine's files (trace.kernel.tracefs); `ShellTracefs`
 (trace.kernel.shell_tracefs) does them with one shell script per step on another machine,
-run over an SSH target's connection (targets.ssh_tracefs) or by a QEMU guest's agent
+run over an SSH target's connection (targets.ssh.tracefs) or by a QEMU guest's agent
 (targets.guest.tracefs).
 
 A sync reading ties the machine's CLOCK_MONOTONIC to the trace clock: here, a

@@ -6,7 +6,7 @@ A runner is the one thing that differs between the ways rtbench reaches a Linux
 machine: it runs a POSIX sh script with arguments there and gives back its exit
 status, standard output and error (or streams the output into a file), and, when
 its transport can keep a second session open next to the steps, starts a *guard*.
-targets.ssh_tracefs runs the scripts over an SSH target's connection;
+targets.ssh.tracefs runs the scripts over an SSH target's connection;
 targets.guest.tracefs through a QEMU guest's agent on its serial line.
 
 The instance is `instances/rtbench-<pid>-<random>` (the pid is rtbench's here, so

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rtbench.targets.qemu_monitor import Monitor, MonitorError
+from rtbench.targets.qemu.monitor import Monitor, MonitorError
 from rtbench.trace.codepath.critical import CriticalSections
 from rtbench.trace.codepath.exec_log import CounterReads
 from rtbench.trace.codepath.read_sites import CounterInstructions

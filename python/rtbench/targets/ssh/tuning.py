@@ -26,7 +26,7 @@ import threading
 import time
 from typing import IO, Any
 
-from rtbench.targets.ssh_link import SshLink, remote_shell
+from rtbench.targets.ssh.link import SshLink, remote_shell
 from rtbench.tuning import CPU_DMA_LATENCY_PATH, RT_RUNTIME_PATH
 
 _READY_WAIT_S = 15.0

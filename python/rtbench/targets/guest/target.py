@@ -35,7 +35,7 @@ from rtbench.targets.base import Say, Tracing
 from rtbench.targets.guest import cores, debian, images
 from rtbench.targets.guest.machine import MachineConfig, kvm_usable
 from rtbench.targets.guest.tuning import GuestTuning
-from rtbench.targets.qemu_base import (
+from rtbench.targets.qemu.process import (
     EMULATED_MESSAGE,
     GuestError,
     QemuBase,

@@ -8,10 +8,10 @@ seconds for a free place carrying the tags; a named place with `wait=` is
 reserved by its name the same way), acquires it unless the user already holds
 it, and reads its resources from the coordinator:
 
-- a NetworkService becomes an SSH target (targets.ssh) to its address, port and
+- a NetworkService becomes an SSH target (targets.ssh.target) to its address, port and
   user, with rtbench's own client options and host-key checking;
 - a NetworkSerialPort becomes the serial link of a board flashed with an rtbench
-  image (targets.serial, `socket://host:port` for raw TCP, `rfc2217://host:port`
+  image (targets.firmware.serial, `socket://host:port` for raw TCP, `rfc2217://host:port`
   for what the exporter's ser2net serves), and a NetworkPowerPort (or
   another power resource labgrid's `power` command drives) lets `recover`
   power-cycle a hung board: the lost unit is recorded, the next one runs on a
@@ -37,7 +37,7 @@ from typing import Any
 
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.targets.base import Say, Target, Tracing, Tuning
-from rtbench.targets.labgrid_client import Lab, Place, Resource, ready
+from rtbench.targets.lab.client import Lab, Place, Resource, ready
 from rtbench.transport import Transport
 
 DEFAULT_WAIT_S = 300.0  # how long a reservation waits for a free place
@@ -158,7 +158,7 @@ class LabgridTarget:
         )
 
     def _ssh(self, service: Resource) -> Target:
-        from rtbench.targets.ssh import SshTarget  # noqa: PLC0415
+        from rtbench.targets.ssh.target import SshTarget  # noqa: PLC0415
 
         user = str(service.params.get("username") or "root")
         address = str(service.params.get("address") or "")
@@ -171,7 +171,7 @@ class LabgridTarget:
         return SshTarget(f"ssh://{user}@{host}:{port}", libc=self.libc, extra_options=extra)
 
     def _serial(self, serial: Resource) -> Target:
-        from rtbench.targets.serial import SerialTarget  # noqa: PLC0415
+        from rtbench.targets.firmware.serial import SerialTarget  # noqa: PLC0415
 
         assert self.place is not None
         # the exporter's ser2net serves a local UART with RFC 2217 (labgrid's default);

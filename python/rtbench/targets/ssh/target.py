@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """A machine reached over SSH, as a target (`ssh://[user@]host[:port]`).
 
-`open()` connects (ssh_link), reads `uname -m` there, picks or builds a
+`open()` connects (ssh.link), reads `uname -m` there, picks or builds a
 statically linked core for that architecture and C library, and copies it into a
 private folder made by `mktemp -d` on the target; `close()` removes the folder and
-ends the connection. Core commands run there through `ssh_stream`, the settings
-of the run are held there by `ssh_tuning`, and the system facts are read there
+ends the connection. Core commands run there through `ssh.stream`, the settings
+of the run are held there by `ssh.tuning`, and the system facts are read there
 through the same connection.
 """
 
@@ -21,9 +21,9 @@ from rtbench import build, system
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.paths import ROOT
 from rtbench.targets.base import Say, Tracing
-from rtbench.targets.ssh_link import SshLink, remote_shell
-from rtbench.targets.ssh_stream import SshTransport
-from rtbench.targets.ssh_tuning import SshTuning
+from rtbench.targets.ssh.link import SshLink, remote_shell
+from rtbench.targets.ssh.stream import SshTransport
+from rtbench.targets.ssh.tuning import SshTuning
 
 _RECOVER_TRIES = 3
 _RECOVER_PAUSE_S = 2.0
@@ -186,7 +186,7 @@ class SshTarget:
         return False  # another machine's CPUs
 
     def tracing(self) -> Tracing | None:
-        from rtbench.targets.ssh_tracefs import SshTracefs  # noqa: PLC0415
+        from rtbench.targets.ssh.tracefs import SshTracefs  # noqa: PLC0415
         from rtbench.targets.tracing import KernelTracing  # noqa: PLC0415
 
         return KernelTracing(lambda: SshTracefs(self.link, self.spec), self._need_root)

@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Sequence
 from typing import IO
 
-from rtbench.targets.ssh_link import STATUS_TIMEOUT, SshLink, remote_shell
+from rtbench.targets.ssh.link import STATUS_TIMEOUT, SshLink, remote_shell
 from rtbench.trace.kernel.shell_tracefs import ShellTracefs
 
 

@@ -35,7 +35,7 @@ import threading
 from collections.abc import Sequence
 from typing import IO
 
-from rtbench.targets.ssh_link import SshLink, remote_shell
+from rtbench.targets.ssh.link import SshLink, remote_shell
 from rtbench.transport import EndOfStream, StderrTail, TargetLost
 
 _EOF = object()

@@ -6,7 +6,7 @@ protocol, booted, recovered and ended the same way whatever runs inside it.
 `argv(folder)`), waits for the `ready` line and checks the machine it names;
 `recover` boots a fresh one after a lost unit; `close` powers it off or kills
 it. `QemuTransport` starts core runs through the link of the machine running
-now. The Debian guests (targets.qemu) and the FreeRTOS board
+now. The Debian guests (targets.guest.target) and the FreeRTOS board
 (targets.firmware) are subclasses that say what to boot and what the figures
 mean.
 
