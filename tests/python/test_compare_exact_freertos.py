@@ -26,6 +26,7 @@ from conftest import cli
 from rtbench.commands import compare as command
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS
+from traced import FEW_AMORTISED
 
 WHY_NOT = fw_target.ready(FREERTOS)
 KERNEL_ENV = FREERTOS.source_env
@@ -51,7 +52,7 @@ def _run(kernel: Path, out: Path) -> None:
     done = cli(
         "run", "--target", SPEC, "--deterministic", "--trace",
         "--only", "sem.wait.available", "sem.signal.unblock",
-        "--set", "iterations=2000", "--set", "waiters=16", "--out", str(out),
+        "--set", "iterations=300", *FEW_AMORTISED, "--out", str(out),
         cwd=out.parent, env={KERNEL_ENV: str(kernel)}, timeout=1800,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]

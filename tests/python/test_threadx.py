@@ -32,6 +32,7 @@ from board_runs import (
 from conftest import RunCli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import THREADX
+from traced import FEW_AMORTISED
 
 SPEC = "qemu:threadx-mps2-an385"
 WHY_NOT = fw_target.ready(THREADX)
@@ -61,7 +62,7 @@ def test_trace_names_threadx_functions_on_the_path(run_cli: RunCli, tmp_path: Pa
     done = run_ok(
         run_cli, out, "run", "--target", SPEC, "--deterministic", "--trace", "--only",
         "sem.wait.block", "sem.wait.available", "mut.lock.uncontended", "mq.send.no_waiter",
-        "evt.set.no_waiter", "--set", "iterations=300", timeout=900,
+        "evt.set.no_waiter", "--set", "iterations=300", *FEW_AMORTISED, timeout=900,
     )  # fmt: skip
     # numbered in run order (sem.wait.available runs before it)
     (paths_file,) = (out / "trace").glob("*-sem.wait.block.paths.json")

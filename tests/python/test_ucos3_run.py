@@ -35,6 +35,7 @@ from board_runs import (
 from conftest import cli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS, UCOS3
+from traced import FEW_AMORTISED
 
 WHY_NOT = fw_target.ready(UCOS3)
 WHY_NOT_BOTH = WHY_NOT or fw_target.ready(FREERTOS)
@@ -96,7 +97,8 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_ok(
         functools.partial(cli, cwd=out.parent), out, "run", "--target", FREERTOS_SPEC,
         "--target", SPEC, "--deterministic", "--trace", "--only", "sem.wait.block",
-        *TRACED_FAMILIES, *SHORT_BLOCK, "--set", "iterations=300", timeout=RUN_TIMEOUT_S,
+        *TRACED_FAMILIES, *SHORT_BLOCK, "--set", "iterations=300", *FEW_AMORTISED,
+        timeout=RUN_TIMEOUT_S,
     )  # fmt: skip
     return out
 

@@ -41,10 +41,9 @@ from board_runs import (
 from conftest import RunCli, cli, read_results
 from rtbench.targets.firmware import target as fw_target
 from rtbench.targets.firmware.rtoses import FREERTOS, THREADX, UCOS3, Rtos
+from traced import FEW_AMORTISED
 
 SHORT = ("--set", "iterations=300")
-# the amortised cross-check's back-to-back calls, cut down: they fill a traced log
-FEW_AMORTISED = ("--set", "amortised_calls=1000")
 # latency paths through a switch, an interrupt (the SGI and the timer) and a queue
 LATENCY = ("sem.wait.block", "sem.wait.available", "mq.send.unblock", "irq.latency", "tm.irq")
 
