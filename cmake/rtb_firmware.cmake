@@ -24,6 +24,33 @@ include(${RTB_ARCH_DIR}/arch.cmake)
 # trace splits its instructions into the kernel's, the port's and rtbench's own).
 set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 
+# rtb_port_sources(<port dir>): the RTOS's sources folder, as its manifest
+# (<port dir>/port.json, shared with the Python package and CI) describes it.
+# Sets the cache variable the manifest names (sources.cmake_var, e.g.
+# FREERTOS_KERNEL_PATH) from -D or from the environment variable of the same
+# manifest (sources.env), and stops with one sentence when the folder lacks a
+# file the manifest requires.
+function(rtb_port_sources port_dir)
+  file(READ ${port_dir}/port.json manifest)
+  string(JSON var GET "${manifest}" sources cmake_var)
+  string(JSON env GET "${manifest}" sources env)
+  string(JSON what GET "${manifest}" sources what)
+  string(JSON url GET "${manifest}" sources url)
+  string(JSON tag GET "${manifest}" sources tested_release)
+  string(JSON name GET "${manifest}" name)
+  string(JSON count LENGTH "${manifest}" sources required)
+  set(${var} "$ENV{${env}}" CACHE PATH "${what}")
+  set(folder "${${var}}")
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON required GET "${manifest}" sources required ${i})
+    if(NOT folder OR NOT EXISTS ${folder}/${required})
+      message(FATAL_ERROR "RTB_PORT=${name} needs ${var}: ${what} (${url}, tag ${tag}; "
+        "it must hold ${required}), given with -D${var}=<dir> or in the environment ${env}")
+    endif()
+  endforeach()
+endfunction()
+
 function(rtb_add_firmware rtos)
   cmake_parse_arguments(PARSE_ARGV 1 fw "" "KERNEL" "SOURCES;INCLUDES")
   set(board_dir ${RTB_BOARD_DIR})

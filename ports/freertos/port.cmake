@@ -8,14 +8,9 @@
 #     -DFREERTOS_KERNEL_PATH=<kernel> \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-none-eabi-cortex-m3.cmake
 include(${PROJECT_SOURCE_DIR}/cmake/rtb_firmware.cmake)
-set(FREERTOS_KERNEL_PATH "$ENV{FREERTOS_KERNEL_PATH}" CACHE PATH "FreeRTOS-Kernel checkout")
+rtb_port_sources(${CMAKE_CURRENT_LIST_DIR}) # FREERTOS_KERNEL_PATH
 set(RTB_FREERTOS_CONFIG_DIR "${CMAKE_CURRENT_LIST_DIR}/config" CACHE PATH
     "Directory holding the FreeRTOSConfig.h to build with")
-if(NOT FREERTOS_KERNEL_PATH OR NOT EXISTS ${FREERTOS_KERNEL_PATH}/tasks.c)
-  message(FATAL_ERROR "RTB_PORT=freertos needs FREERTOS_KERNEL_PATH: a checkout of "
-    "https://github.com/FreeRTOS/FreeRTOS-Kernel (tag V11.1.0), given with "
-    "-DFREERTOS_KERNEL_PATH=<dir> or in the environment")
-endif()
 set(RTB_PORT_FIRMWARE ON) # builds an image, not a host program
 set(frt_dir ${CMAKE_CURRENT_LIST_DIR})
 # The kernel's port for the board's architecture (RTB_BOARD_ARCH, from its

@@ -11,17 +11,12 @@
 #     -DTHREADX_PATH=<threadx> \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-none-eabi-cortex-m3.cmake
 include(${PROJECT_SOURCE_DIR}/cmake/rtb_firmware.cmake)
-set(THREADX_PATH "$ENV{THREADX_PATH}" CACHE PATH "Eclipse ThreadX checkout")
+rtb_port_sources(${CMAKE_CURRENT_LIST_DIR}) # THREADX_PATH
 set(RTB_THREADX_CONFIG_DIR "${CMAKE_CURRENT_LIST_DIR}/config" CACHE PATH
     "Directory holding the tx_user.h to build with")
 option(RTB_THREADX_SEM_PRIORITIZE
   "Call tx_semaphore_prioritize() before every tx_semaphore_put() (ThreadX releases semaphore waiters in arrival order otherwise); OFF leaves it to tx_user.h"
   OFF)
-if(NOT THREADX_PATH OR NOT EXISTS ${THREADX_PATH}/common/inc/tx_api.h)
-  message(FATAL_ERROR "RTB_PORT=threadx needs THREADX_PATH: a checkout of "
-    "https://github.com/eclipse-threadx/threadx (tag v6.4.2_rel), given with "
-    "-DTHREADX_PATH=<dir> or in the environment")
-endif()
 if(NOT EXISTS ${RTB_THREADX_CONFIG_DIR}/tx_user.h)
   message(FATAL_ERROR "RTB_THREADX_CONFIG_DIR=${RTB_THREADX_CONFIG_DIR} holds no tx_user.h")
 endif()

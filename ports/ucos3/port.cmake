@@ -9,16 +9,9 @@
 #     -DUCOS3_PATH=<folder> \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-none-eabi-cortex-m3.cmake
 include(${PROJECT_SOURCE_DIR}/cmake/rtb_firmware.cmake)
-set(UCOS3_PATH "$ENV{UCOS3_PATH}" CACHE PATH
-  "Folder holding uC-OS3, uC-CPU and uC-LIB side by side")
+rtb_port_sources(${CMAKE_CURRENT_LIST_DIR}) # UCOS3_PATH
 set(RTB_UCOS3_CONFIG_DIR "${CMAKE_CURRENT_LIST_DIR}/config" CACHE PATH
   "Folder holding the os_cfg.h, os_cfg_app.h, cpu_cfg.h and lib_cfg.h to build with")
-if(NOT UCOS3_PATH OR NOT EXISTS ${UCOS3_PATH}/uC-OS3/Source/os_core.c
-   OR NOT EXISTS ${UCOS3_PATH}/uC-CPU/cpu_core.c OR NOT EXISTS ${UCOS3_PATH}/uC-LIB/lib_def.h)
-  message(FATAL_ERROR "RTB_PORT=ucos3 needs UCOS3_PATH: a folder holding uC-OS3, uC-CPU and "
-    "uC-LIB side by side (https://github.com/weston-embedded: uC-OS3 v3.08.02, uC-CPU "
-    "v1.32.01, uC-LIB v1.39.01), given with -DUCOS3_PATH=<dir> or in the environment")
-endif()
 foreach(cfg os_cfg.h os_cfg_app.h cpu_cfg.h lib_cfg.h)
   if(NOT EXISTS ${RTB_UCOS3_CONFIG_DIR}/${cfg})
     message(FATAL_ERROR "RTB_UCOS3_CONFIG_DIR=${RTB_UCOS3_CONFIG_DIR} holds no ${cfg} "

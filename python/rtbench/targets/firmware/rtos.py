@@ -6,16 +6,26 @@ user names in an environment variable. Everything the firmware target does is
 written once for every RTOS (targets.firmware); an `Rtos` holds only what differs:
 where its sources come from and how to recognise, date and fingerprint them, its
 port folder and configuration header, the build options a target spec may
-choose, and the functions its kernel enters critical sections with. Adding an
-RTOS is one entry in targets.firmware.rtoses.
+choose, and the functions its kernel enters critical sections with.
+
+The facts CMake, the Python package and CI share (the sources' variable, the
+release tested, the files a sources folder must hold, the digests of the
+releases as published, the configuration folder, the build options) are the
+port's manifest, ports/<name>/port.json, read by `from_manifest`; what only
+Python needs (how to read the release from the sources, the critical-section
+functions for `--trace`) is given beside it. Adding an RTOS is its port folder
+with its manifest, and one entry in targets.firmware.rtoses.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from rtbench.paths import ROOT
 from rtbench.targets.firmware.sources import Release
 from rtbench.trace.codepath.critical import CriticalSections
 
@@ -82,3 +92,51 @@ class Rtos:
 
     def image_name(self, board: str) -> str:
         return f"rtbench-{self.name}-{board}.elf"
+
+
+def manifest_path(name: str) -> Path:
+    """ports/<name>/port.json."""
+    return ROOT / "ports" / name / "port.json"
+
+
+def from_manifest(
+    name: str,
+    read_release: Callable[[Path], Release],
+    critical_sections: CriticalSections | None = None,
+    critical_sections_on: Mapping[str, CriticalSections | None] | None = None,
+) -> Rtos:
+    """The `Rtos` its port's manifest describes, with what only Python knows."""
+    data: dict[str, Any] = json.loads(manifest_path(name).read_text(encoding="utf-8"))
+    sources, digest, config = data["sources"], data["digest"], data["config"]
+    return Rtos(
+        name=data["name"],
+        display=data["display"],
+        boards=tuple(data["boards"]),
+        source_env=sources["env"],
+        source_what=sources["what"],
+        how_to_get=sources["how_to_get"],
+        source_url=sources["url"],
+        tested_release=sources["tested_release"],
+        required=tuple(sources["required"]),
+        cmake_source_var=sources["cmake_var"],
+        digest_files=tuple(digest["files"]),
+        digest_dirs=tuple(digest["dirs"]),
+        arch_dirs={arch: tuple(dirs) for arch, dirs in digest["arch_dirs"].items()},
+        known_digests={arch: dict(tags) for arch, tags in digest["known"].items()},
+        config_header=config["header"],
+        cmake_config_var=config["cmake_var"],
+        config_env=config["env"],
+        image_env=data["image_env"],
+        options=tuple(
+            RtosOption(
+                name=o["name"],
+                values={value: tuple(args) for value, args in o["values"].items()},
+                default=o["default"],
+                help=o["help"],
+            )
+            for o in data["options"]
+        ),
+        read_release=read_release,
+        critical_sections=critical_sections,
+        critical_sections_on=dict(critical_sections_on or {}),
+    )
