@@ -10,7 +10,7 @@ from xml.etree import ElementTree
 import pytest
 
 from conftest import FIXTURES, RunCli, read_jsonl
-from rtbench.model import results, units
+from rtbench.model import results, units, views
 from rtbench.model.catalog import CatalogId
 from rtbench.report import common, html, terminal
 from rtbench.report.common import table_view
@@ -99,7 +99,7 @@ def test_terminal_summary_verdicts_in_one_block_and_the_rest_in_details() -> Non
 
 def _family_worst_by_hand(doc: results.ResultsDocument) -> dict[str, float]:
     """The largest maximum of each latency family's delay metrics, found independently."""
-    from rtbench.compare.rating import family_of  # noqa: PLC0415
+    from rtbench.model.families import family_of  # noqa: PLC0415
 
     out: dict[str, float] = {}
     for outcome in doc.scenarios:
@@ -277,7 +277,7 @@ def test_html_leads_with_system_caveats_verdicts_and_summary() -> None:
     for fact in ("vm", "6.18.44", "AMD EPYC", "tsc, 2,596 MHz: 0.385 ns per tick"):
         assert fact in system
     verdict_table = page[page.index('id="verdicts"') : page.index('id="summary"')]
-    found = [v for s in doc.scenarios for v in common.verdicts(s)]
+    found = [v for s in doc.scenarios for v in views.verdicts(s)]
     assert found
     for v in found:
         assert f"<code>{v.check}</code>" in verdict_table

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from rtbench.compare import capabilities, groups, wording
-from rtbench.compare.rating import FAMILIES
+from rtbench.model.families import FAMILIES
 from rtbench.model.target import TargetView
-from rtbench.report.common import first_meta
+from rtbench.model.views import first_meta
 
 if TYPE_CHECKING:
     from rtbench.compare.model import Comparison, MetricRow

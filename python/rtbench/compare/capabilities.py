@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rtbench.compare.sidebyside import os_of, os_release
-from rtbench.report.common import first_meta
+from rtbench.model.views import first_meta
 
 if TYPE_CHECKING:
     from rtbench.compare.model import System

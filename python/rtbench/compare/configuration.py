@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rtbench.compare import groups as cgroups
+from rtbench.model.conditions import LOAD_KEY, load_summary
 from rtbench.model.results import ResultsDocument
 from rtbench.model.target import TargetView
-from rtbench.report.common import first_meta, modified_text, os_settings
-from rtbench.run.load import KEY as LOAD_KEY
-from rtbench.run.load import summary as load_summary
+from rtbench.model.views import first_meta, modified_text, os_settings
 
 if TYPE_CHECKING:
     from rtbench.compare.model import System

@@ -28,14 +28,15 @@ from rtbench.compare import (
 )
 from rtbench.compare import groups as cgroups
 from rtbench.compare import significance as cstats
-from rtbench.compare.rating import FamilyRating, combine, family_of, rate
+from rtbench.compare.rating import FamilyRating, combine, rate
 from rtbench.errors import UsageError
 from rtbench.model import units
+from rtbench.model.families import family_of
 from rtbench.model.records import params_key
 from rtbench.model.resolution import Resolution
 from rtbench.model.results import ResultsDocument, load, read_samples
 from rtbench.model.summary import MetricSummary
-from rtbench.report.common import VerdictView, first_meta, verdicts
+from rtbench.model.views import VerdictView, first_meta, verdicts
 
 MetricKey = tuple[str, str, str]
 

@@ -12,30 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rtbench.model.families import FAMILIES
+
 if TYPE_CHECKING:
     from rtbench.compare.model import MetricRow, System, VerdictRow
-
-# (family, what it holds, scenario id prefixes)
-FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("behaviour", "every behaviour verdict (B tests)", ()),
-    (
-        "thread switch",
-        "thread switch and creation: THR-P-SLS, THR-P-NEW, sched.coop/preempt, rh.task_switch",
-        ("thr.", "sched.coop.", "sched.preempt.", "rh.task_switch", "rh.preempt"),
-    ),
-    (
-        "synchronisation",
-        "semaphores, mutexes, queues, event flags and their wake-ups: SEM-P-*, MUT-P-*, mq, evt",
-        ("sem.", "mut.", "mq.", "evt.", "sched.", "rh.sem", "rh.deadlock", "rh.msg", "ipc."),
-    ),
-    (
-        "interrupts",
-        "IRQ-P-LAT, IRQ-P-DLT, IRQ-P-TLT, periodic timer wake-ups, OS noise",
-        ("irq.", "timer.", "os.noise", "rh.irq"),
-    ),
-    ("clock", "the OS clock tick: CLK-P-DUR and sleep granularity", ("clk.",)),
-    ("memory", "memory allocation and release", ("mem.",)),
-)
 
 RULES: tuple[str, ...] = (
     "A system that fails any behaviour test is marked FAILING, whatever its latencies.",
@@ -52,13 +32,6 @@ RULES: tuple[str, ...] = (
     "with equal scores.",
     "Calibration, throughput and other metrics without a family are shown but not rated.",
 )
-
-
-def family_of(scenario: str) -> str | None:
-    for name, _what, prefixes in FAMILIES:
-        if any(scenario.startswith(p) for p in prefixes):
-            return name
-    return None
 
 
 @dataclass(frozen=True)

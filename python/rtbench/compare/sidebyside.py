@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rtbench.compare.exact import record_of
-from rtbench.report.common import first_meta
+from rtbench.model.views import first_meta
 from rtbench.trace.codepath import critical
 
 if TYPE_CHECKING:

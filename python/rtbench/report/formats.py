@@ -18,9 +18,10 @@ from rtbench import reference
 from rtbench.model import units
 from rtbench.model.results import ResultsDocument
 from rtbench.model.summary import MetricSummary
+from rtbench.model.views import first_meta, verdicts
 from rtbench.report import requirements_table as req_report
 from rtbench.report import terminal
-from rtbench.report.common import STATUS_WORDS, first_meta, os_config_text, row_unit, verdicts
+from rtbench.report.common import STATUS_WORDS, os_config_text, row_unit
 from rtbench.trace.codepath import render as path_render
 
 FORMATS = ("text", "markdown", "csv", "json")

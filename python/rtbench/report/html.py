@@ -23,6 +23,7 @@ from rtbench.model import units
 from rtbench.model.resolution import Resolution, at_resolution
 from rtbench.model.results import ResultsDocument, ScenarioOutcome
 from rtbench.model.summary import MetricSummary
+from rtbench.model.views import first_meta, verdicts
 from rtbench.report import charts
 from rtbench.report import requirements_table as req_report
 from rtbench.report import svg as svgs
@@ -38,7 +39,6 @@ from rtbench.report.common import (
     deterministic,
     emulated,
     family_title,
-    first_meta,
     format_ratio,
     format_value,
     max_ratio,
@@ -58,7 +58,6 @@ from rtbench.report.common import (
     tables,
     unit_labels,
     verdict_counts,
-    verdicts,
     warning_caveats,
 )
 from rtbench.report.page import badge, esc, facts, figure, kv_table, shell, table

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rtbench.model import units
+from rtbench.model.conditions import load_summary
 from rtbench.report.page import esc
-from rtbench.run import load
 
 _MARK = {"met": "met", "missed": "MISSED", "not measured": "not measured"}
 
@@ -106,7 +106,7 @@ def conditions_line(doc: Any) -> str | None:
     """`under load: ...; per-CPU threads on CPUs 0,1; 60 s per timer/noise scenario`,
     or None for a run with none of these."""
     bits = []
-    under = load.summary(dict(doc.run.conditions or {}))
+    under = load_summary(dict(doc.run.conditions or {}))
     if under:
         bits.append(under)
     options = doc.run.options

@@ -19,22 +19,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rtbench.compare.rating import FAMILIES, family_of
 from rtbench.model import units
+from rtbench.model.conditions import LOAD_KEY
+from rtbench.model.families import FAMILIES, family_of
 from rtbench.model.resolution import Resolution, at_resolution
 from rtbench.model.results import REPORT_FILE, ResultsDocument
 from rtbench.model.summary import MetricSummary
+from rtbench.model.views import VerdictView, first_meta
 from rtbench.report import requirements_table as req_report
 from rtbench.report.common import (
     EMULATED_BANNER,
     STATUS_WORDS,
-    VerdictView,
     all_verdicts,
     checkout_text,
     core_build,
     deterministic,
     emulated,
-    first_meta,
     format_value,
     metric_display_names,
     one_line,
@@ -47,7 +47,6 @@ from rtbench.report.common import (
     verdict_counts,
     warning_caveats,
 )
-from rtbench.run import load
 from rtbench.trace.codepath import render as path_render
 from rtbench.trace.kernel import render as trace_render
 
@@ -275,7 +274,7 @@ def _conditions(doc: ResultsDocument, s: Style, width: int) -> list[str]:
     shared = req_report.conditions_line(doc)
     if shared:
         parts.append(shared)
-    others = {k: v for k, v in (run.conditions or {}).items() if k != load.KEY}
+    others = {k: v for k, v in (run.conditions or {}).items() if k != LOAD_KEY}
     if others:
         parts.append("with " + ", ".join(_condition(k, v) for k, v in others.items()))
     changes = doc.settings.get("changes", [])

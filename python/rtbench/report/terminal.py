@@ -13,6 +13,7 @@ from rtbench.model import units
 from rtbench.model.resolution import Resolution, at_resolution
 from rtbench.model.results import ResultsDocument, ScenarioOutcome
 from rtbench.model.summary import MetricSummary
+from rtbench.model.views import first_meta, verdicts
 from rtbench.report import requirements_table as req_report
 from rtbench.report import summary
 from rtbench.report.common import (
@@ -23,7 +24,6 @@ from rtbench.report.common import (
     core_build,
     deterministic,
     emulated,
-    first_meta,
     format_ratio,
     format_value,
     max_ratio,
@@ -35,7 +35,6 @@ from rtbench.report.common import (
     row_unit,
     sweeps,
     tables,
-    verdicts,
 )
 from rtbench.trace.codepath import render as path_render
 from rtbench.trace.kernel import render as trace_render

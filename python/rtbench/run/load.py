@@ -37,11 +37,12 @@ from typing import IO, Any
 
 from rtbench.errors import RtbenchError, UsageError
 from rtbench.model.catalog import CoreScenario
+from rtbench.model.conditions import LOAD_KEY
 from rtbench.model.results import ScenarioOutcome
 from rtbench.run.hooks import HookContext
 
 KINDS = ("sched", "memory", "io", "network")
-KEY = "load"
+KEY = LOAD_KEY  # where the load describes itself in run.conditions
 START_CHECK_S = 0.5  # a tool that exits this soon did not start
 STOP_GRACE_S = 3.0
 GROUP_GONE_S = 5.0  # the longest wait for killed workers to be reaped
@@ -338,17 +339,3 @@ def _signal_group(job: _Job, signo: int) -> None:
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(job.proc.pid, signo)
-
-
-def summary(conditions: Any) -> str | None:
-    """`under load: sched, memory, io, network (hackbench, stress-ng) on CPUs 0,1`
-    from run.conditions, or None for a run without load."""
-    if not isinstance(conditions, dict) or not isinstance(conditions.get(KEY), dict):
-        return None
-    load = conditions[KEY]
-    tools = ", ".join(str(t.get("tool")) for t in load.get("tools", []) if isinstance(t, dict))
-    cpus = ",".join(str(c) for c in load.get("cpus", []))
-    text = f"under load: {', '.join(load.get('kinds', []))} ({tools}) on CPU(s) {cpus}"
-    if load.get("on_measurement_cpu"):
-        text += ", measured CPUs included at SCHED_OTHER"
-    return text

@@ -35,8 +35,8 @@ import shlex
 from typing import Any
 
 from rtbench.errors import UsageError
+from rtbench.model.views import modified_text
 from rtbench.paths import ROOT
-from rtbench.report.common import modified_text
 from rtbench.system.model import SNAPSHOT_VERSION
 from rtbench.targets.base import Say, Tracing
 from rtbench.targets.firmware import image as firmware_image
