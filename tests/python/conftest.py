@@ -42,13 +42,45 @@ def read_results(out: Path) -> dict[str, Any]:
     return data
 
 
-# Under pytest-xdist (`pytest -n N --dist loadfile`, docs/testing.md) each test
-# module runs whole on one worker, so its module fixtures (a booted
-# guest, a traced board run) are built once. The modules marked host_settings
-# read or change this machine's real-time settings (a run that lifts RT
-# throttling, this machine's tracefs, an SSH target in a network namespace of
-# this machine, a lab coordinator): each holds one lock, shared by the
-# workers, while it runs, so no two of them run at the same time.
+HOST_GROUP = "host-settings"
+# seconds each module took in a whole run (tests/python/module_times.py writes it)
+MODULE_SECONDS = Path(__file__).parent / "module_seconds.json"
+
+
+def _module(item: pytest.Item) -> str:
+    return Path(item.nodeid.split("::", 1)[0]).name
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The groups pytest-xdist's `--dist loadgroup` hands out whole (tests/run):
+    every module is one group, so its module fixtures (a booted guest, a traced
+    board run) are built once; the modules marked host_settings together are one
+    more, run in turn on one worker. The host group goes first, then the other
+    modules from the longest to the shortest as last measured (modules not
+    measured yet after them, in their order), so that no long module starts
+    last. Runs before xdist's own hook, which reads the marks."""
+    seconds: dict[str, float] = (
+        json.loads(MODULE_SECONDS.read_text()) if MODULE_SECONDS.is_file() else {}
+    )
+    host = [i for i in items if i.get_closest_marker("host_settings") is not None]
+    rest = [i for i in items if i.get_closest_marker("host_settings") is None]
+    for item in host:
+        item.add_marker(pytest.mark.xdist_group(HOST_GROUP))
+    for item in rest:
+        item.add_marker(pytest.mark.xdist_group(_module(item)))
+    # a stable sort keeps each module's tests in their order
+    rest.sort(key=lambda item: -seconds.get(_module(item), 0.0))
+    items[:] = host + rest
+
+
+# The modules marked host_settings read or change this machine's real-time
+# settings (a run that lifts RT throttling, this machine's tracefs, an SSH
+# target in a network namespace of this machine, a lab coordinator). Under
+# `--dist loadgroup` they run in turn on one worker; each also holds a lock
+# while it runs, shared by every pytest on this machine that has the same
+# temporary folder's parent (workers of one run, or runs started by hand beside
+# it), so no two of them change the settings at the same time.
 @pytest.fixture(scope="module", autouse=True)
 def _host_settings_one_at_a_time(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
