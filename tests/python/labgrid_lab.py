@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import ser2net_serve
-from ser2net_serve import PtyBoard, Ser2net, SwitchedQemu, free_port
+from ser2net_serve import BOARD_NICE, PtyBoard, Ser2net, SwitchedQemu, free_port
 
 BIN = Path(sys.executable).parent
 CLIENT = BIN / "labgrid-client"
@@ -104,6 +104,7 @@ class Board(SwitchedQemu):
             log = (self.folder / "qemu.log").open("ab")
             self.process = subprocess.Popen(
                 [
+                    *BOARD_NICE,
                     "qemu-system-arm", "-machine", "mps2-an385", "-cpu", "cortex-m3",
                     "-nographic", "-no-reboot", "-kernel", str(self.image),
                     "-monitor", f"unix:{self.monitor},server=on,wait=off",

@@ -45,7 +45,12 @@ from target_kinds import refusal, why_not_usable
 pytestmark = pytest.mark.host_settings
 
 OTHER = "someone-else"  # another user of the lab
-FAST = ("--only", "cal.timestamp", "sem.wait.available")
+# two short scenarios, fewer samples and back-to-back calls than the quick
+# profile's: the lab's tests check what happens around a run, not its figures
+FAST = (
+    "--only", "cal.timestamp", "sem.wait.available",
+    "--set", "iterations=2000", "--set", "amortised_calls=1000",
+)  # fmt: skip
 COMPARISON_HTML = "comparison/comparison.html"
 
 
