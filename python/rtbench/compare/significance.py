@@ -42,11 +42,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as sps
 
 from rtbench.compare import ALPHA, CONFIDENCE, DEFAULT_MIN_CHANGE
 from rtbench.model.summary import Bucket
@@ -65,6 +65,14 @@ _PMF_FLOOR = 1e-12
 _SUPPORT_MAX = 3000
 
 FloatArray = npt.NDArray[np.float64]
+
+
+def _stats() -> ModuleType:
+    """scipy.stats, imported when a test first needs it: it takes longer to
+    import than the rest of rtbench, and most commands never test."""
+    from scipy import stats  # noqa: PLC0415
+
+    return stats
 
 
 @dataclass(frozen=True)
@@ -135,7 +143,7 @@ def mann_whitney(base: Distribution, other: Distribution) -> tuple[float, float]
     correction, computed on the counts of each distinct value."""
     n_a, n_b = base.n, other.n
     if base.source == "raw" and other.source == "raw":
-        result = sps.mannwhitneyu(other.expanded(), base.expanded(), alternative="two-sided")
+        result = _stats().mannwhitneyu(other.expanded(), base.expanded(), alternative="two-sided")
         return float(result.pvalue), float(result.statistic) / (n_a * n_b)
     values = np.union1d(base.values, other.values)
     ca = np.zeros(len(values))
@@ -152,7 +160,7 @@ def mann_whitney(base: Distribution, other: Distribution) -> tuple[float, float]
     if variance <= 0:
         return 1.0, 0.5
     z = (abs(u_other - mean) - 0.5) / math.sqrt(variance)
-    p = 2.0 * float(sps.norm.sf(max(z, 0.0)))
+    p = 2.0 * float(_stats().norm.sf(max(z, 0.0)))
     return min(p, 1.0), u_other / (n_a * n_b)
 
 
@@ -161,7 +169,7 @@ def _median_bootstrap(d: Distribution) -> tuple[FloatArray, FloatArray]:
     n = d.n
     rank = max(1, math.ceil(0.5 * n))
     below = np.cumsum(d.counts) / n
-    cdf = np.asarray(sps.binom.sf(rank - 1, n, below), dtype=np.float64)
+    cdf = np.asarray(_stats().binom.sf(rank - 1, n, below), dtype=np.float64)
     cdf[-1] = 1.0
     pmf = np.diff(np.concatenate(([0.0], cdf)))
     keep = pmf > _PMF_FLOOR
@@ -274,7 +282,7 @@ def _fisher_greater(hits: float, n: int, ref_hits: float, ref_n: int) -> float:
     """One-sided Fisher exact p: the first group's fraction of hits is larger."""
     h, r = round(hits), round(ref_hits)
     table = np.array([[h, n - h], [r, ref_n - r]], dtype=np.int64)
-    return float(sps.fisher_exact(table, alternative="greater").pvalue)
+    return float(_stats().fisher_exact(table, alternative="greater").pvalue)
 
 
 def tail_tests(

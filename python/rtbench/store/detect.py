@@ -27,10 +27,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
-import ruptures as rpt  # type: ignore[import-untyped]
-from scipy import stats as sstats
 
 from rtbench.compare import significance as cstats
 from rtbench.compare.pool import merge_histograms
@@ -52,6 +51,21 @@ ALPHA = 0.001
 # change when the same test gives p below this (never failing --fail-on-change).
 POSSIBLE_ALPHA = 0.05
 _VERDICT_RANK = {"pass": 0, "unsupported": 1, "inconclusive": 1, "fail": 2}
+
+
+def _ruptures() -> ModuleType:
+    """ruptures, imported when a history is first searched for changes (it
+    brings scipy, which takes longer to import than the rest of rtbench)."""
+    import ruptures  # type: ignore[import-untyped]  # noqa: PLC0415
+
+    module: ModuleType = ruptures
+    return module
+
+
+def _stats() -> ModuleType:
+    from scipy import stats  # noqa: PLC0415
+
+    return stats
 
 
 @dataclass(frozen=True)
@@ -139,7 +153,7 @@ def _candidates(points: Sequence[Point]) -> list[int]:
     if not columns:
         return []
     signal = np.column_stack(columns)
-    algo = rpt.Pelt(model="l2", min_size=1, jump=1).fit(signal)
+    algo = _ruptures().Pelt(model="l2", min_size=1, jump=1).fit(signal)
     ends = algo.predict(pen=_PENALTY * math.log(len(points)) * signal.shape[1])
     return [int(b) for b in ends if 0 < b < len(points)]
 
@@ -181,7 +195,7 @@ def run_t_test(before: Sequence[Point], after: Sequence[Point], stat: str) -> Ru
     sd = max(math.sqrt(sq / (k + j - 2)), _NOISE_FLOOR, *rounding)
     shift = float(logs[1].mean() - logs[0].mean())
     t = shift / (sd * math.sqrt(1.0 / k + 1.0 / j))
-    return RunTest(stat, shift, float(2.0 * sstats.t.sf(abs(t), k + j - 2)))
+    return RunTest(stat, shift, float(2.0 * _stats().t.sf(abs(t), k + j - 2)))
 
 
 def _confirm(series: Series, cut: int, lo: int, hi: int) -> Change | None:
