@@ -9,7 +9,8 @@
  * thread (NX_PRIO_CONSOLE): it waits for the host in read() on standard
  * input, and the bytes it reads go through fw_console.c's ring as a UART
  * interrupt's would. The runner is a pthread at relative priority 0 with a
- * large stack; it is woken by a semaphore. Console writes, the records'
+ * large stack; it is woken by a semaphore. Under QEMU's -icount a thread
+ * that only spins takes the idle thread's place (idle_spin_main). Console writes, the records'
  * path included, are write() on standard output serialised by a
  * priority-inheritance mutex.
  */
@@ -34,7 +35,7 @@
 static void (*rx_byte)(uint8_t);
 static pthread_mutex_t write_lock;
 static sem_t runner_wake;
-static pthread_t runner;
+static pthread_t runner, idle_spin;
 static volatile bool ready; /* the lock exists */
 
 /* ---- the board's console (board.h) ---------------------------------------- */
@@ -177,6 +178,35 @@ const char *rtb_fw_os_facts_path(void)
 	return "/rtbench/nuttx.json";
 }
 
+/* Under QEMU's -icount the counter is the PMU's instruction count
+ * (ports/arch/cortex-a/fw_time.c), which stops while the CPU waits in WFI,
+ * as NuttX's idle thread does (up_idle), although time goes on. A thread of
+ * the lowest priority above the idle thread spins instead, so the CPU
+ * always executes and the counter follows time. */
+static void *idle_spin_main(void *arg)
+{
+	(void)arg;
+	for (;;)
+		__asm volatile("nop");
+	return NULL;
+}
+
+static void start_thread(pthread_t *t, const char *what, void *(*fn)(void *), size_t stack,
+			 int native)
+{
+	pthread_attr_t pa;
+	struct sched_param sp = {.sched_priority = native};
+
+	pthread_attr_init(&pa);
+	pthread_attr_setstacksize(&pa, stack);
+	pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&pa, SCHED_FIFO);
+	pthread_attr_setschedparam(&pa, &sp);
+	if (pthread_create(t, &pa, fn, NULL) != 0)
+		rtb_fw_fatal(what, 0);
+	pthread_attr_destroy(&pa);
+}
+
 static void *runner_main(void *arg)
 {
 	(void)arg;
@@ -187,7 +217,6 @@ static void *runner_main(void *arg)
 void nx_console_run(void)
 {
 	pthread_mutexattr_t ma;
-	pthread_attr_t pa;
 	struct sched_param sp = {.sched_priority = NX_PRIO_CONSOLE};
 
 	sched_setparam(0, &sp);
@@ -199,14 +228,10 @@ void nx_console_run(void)
 	ready = true;
 	rtb_fw_console_init();
 
-	pthread_attr_init(&pa);
-	pthread_attr_setstacksize(&pa, NX_RUNNER_STACK_BYTES);
-	pthread_attr_setinheritsched(&pa, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&pa, SCHED_FIFO);
-	sp.sched_priority = NX_NATIVE(0);
-	pthread_attr_setschedparam(&pa, &sp);
-	if (pthread_create(&runner, &pa, runner_main, NULL) != 0)
-		rtb_fw_fatal("cannot create the runner thread", 0);
-	pthread_attr_destroy(&pa);
+	start_thread(&runner, "cannot create the runner thread", runner_main,
+		     NX_RUNNER_STACK_BYTES, NX_NATIVE(0));
+	if (ca_counter_state.pmu)
+		start_thread(&idle_spin, "cannot create the idle spinner", idle_spin_main,
+			     NX_SPIN_STACK_BYTES, NX_PRIO_IDLE_SPIN);
 	rtb_fw_console_main();
 }

@@ -19,7 +19,9 @@
  * p is native NX_PRIO_BASE + p up to NX_PRIO_MAX; above every scenario the
  * runner waits for the tick a run starts on (NX_PRIO_TICK_WAIT), and the
  * console task, blocked in read() until a byte arrives, is the most urgent
- * (NX_PRIO_CONSOLE). */
+ * (NX_PRIO_CONSOLE); below them all, above NuttX's idle thread, a thread
+ * may spin in its place (console.c says when). */
+#define NX_PRIO_IDLE_SPIN 1
 #define NX_PRIO_BASE 10
 #define NX_PRIO_MAX 200
 #define NX_PRIO_TICK_WAIT 240
@@ -28,6 +30,7 @@
 
 #define NX_RUNNER_STACK_BYTES (64 * 1024)
 #define NX_STACK_BYTES (16 * 1024) /* a thread created with stack_bytes 0 */
+#define NX_SPIN_STACK_BYTES 1024
 
 #define NX_TICK_NS (1000ull * CONFIG_USEC_PER_TICK)
 

@@ -65,6 +65,8 @@ class Rtos:
     critical_sections_on: Mapping[str, CriticalSections | None] = field(default_factory=dict)
     # the boards (targets.firmware.boards) its port runs on
     boards: tuple[str, ...] = ("mps2-an385",)
+    # programs its build needs beyond the compiler and CMake: (program, Debian package)
+    tools: tuple[tuple[str, str], ...] = ()
 
     def built_dirs(self, arch: str | None) -> tuple[str, ...]:
         """The folders an image for `arch` reads: every core's, then the

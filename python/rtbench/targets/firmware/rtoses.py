@@ -278,6 +278,83 @@ THREADX = Rtos(
 )
 
 
-RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS, UCOS3, THREADX)}
+def _nuttx_release(path: Path) -> Release:
+    """A NuttX release's VERSION file ("nuttx-13.0.0 <commit>"), else git."""
+    return version_file(path) or git_release(path) or Release(None, None, "VERSION")
 
-__all__ = ["FREERTOS", "RTOSES", "THREADX", "UCOS3", "Rtos", "RtosOption"]
+
+NUTTX = Rtos(
+    name="nuttx",
+    boards=("virt-a7",),
+    display="NuttX",
+    source_env="NUTTX_PATH",
+    source_what="an Apache NuttX source tree",
+    how_to_get=(
+        "get it with `git clone --depth 1 -b nuttx-13.0.0 https://github.com/apache/nuttx` "
+        "and export NUTTX_PATH=<that folder>"
+    ),
+    source_url="https://github.com/apache/nuttx",
+    tested_release="nuttx-13.0.0",
+    # what ports/nuttx/port.cmake configures and builds: the tree's configure
+    # script, the board qemu-armv7a and its chip
+    required=(
+        "tools/configure.sh",
+        "sched/semaphore/sem_post.c",
+        "boards/arm/qemu/qemu-armv7a/scripts/dramboot.ld",
+        "arch/arm/src/qemu/qemu_timer.c",
+    ),
+    # the kernel's files on every path a scenario measures (the scheduler, the
+    # heap, the kernel's headers, the console and timer drivers); NuttX's C
+    # library and the rest of the tree are built too but not fingerprinted
+    digest_files=(),
+    digest_dirs=("sched", "mm", "include/nuttx", "drivers/serial", "drivers/timers"),
+    arch_dirs={
+        "armv7l": (
+            "arch/arm/src/armv7-a",
+            "arch/arm/src/qemu",
+            "arch/arm/include/armv7-a",
+            "boards/arm/qemu/qemu-armv7a",
+        ),
+    },
+    # no published digest of these files is recorded: whether a tree is modified
+    # is read from git, or said to be unknown
+    known_digests={},
+    read_release=_nuttx_release,
+    cmake_source_var="NUTTX_PATH",
+    config_header="defconfig",
+    cmake_config_var="RTB_NUTTX_CONFIG_DIR",
+    config_env="RTBENCH_NUTTX_CONFIG_DIR",
+    image_env="RTBENCH_NUTTX_IMAGE",
+    # NuttX 13.0.0 on ARMv7-A: enter_critical_section() is up_irq_save() in a
+    # build of one CPU, an inline `mrs`/`cpsid i` in every kernel function, as
+    # are the interrupt entry's and the scheduler's own masks: each `cpsid i`
+    # executed in a NuttX function is one critical section begun
+    critical_sections=CriticalSections(
+        enter=(),
+        exit=(),
+        masking=(
+            "nx",
+            "up_",
+            "arm_",
+            "sem_",
+            "pthread_",
+            "mq_",
+            "sched_",
+            "wd_",
+            "clock_",
+            "irq_",
+            "mm_",
+            "task_",
+            "uart_",
+            "pl011_",
+            "enter_critical_section",
+            "leave_critical_section",
+        ),
+    ),
+    tools=(("kconfig-tweak", "kconfig-frontends-nox"),),
+)
+
+
+RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS, UCOS3, THREADX, NUTTX)}
+
+__all__ = ["FREERTOS", "NUTTX", "RTOSES", "THREADX", "UCOS3", "Rtos", "RtosOption"]
