@@ -30,8 +30,8 @@
  * scenario's handler through NuttX's interrupt dispatch, which switches
  * threads on the way out (irq.c). The counter is the architecture's
  * (ports/arch/cortex-a: CNTVCT, or the PMU's instruction count under QEMU's
- * -icount); time_ns is derived from it, sleeps are nanosleep until it has
- * passed the deadline. Not claimed: suspending another thread (NuttX has
+ * -icount); time_ns is derived from it, sleeps are clock_nanosleep to the
+ * tick at or after the deadline. Not claimed: suspending another thread (NuttX has
  * no pthread suspend), the POSIX IPC channels (not ported yet), cache
  * flush.
  */
@@ -205,16 +205,21 @@ uint64_t rtb_port_counter_hz(void)
 	return info.counter_hz;
 }
 
-/* NuttX's sleeps count in ticks of its own clock; the deadline is on the
- * counter's time (rtb_port_time_ns), which restarts with every run: sleep
- * for what is left, again until it has passed. */
+/* The deadline is on the counter's time (rtb_port_time_ns), which restarts
+ * with every run: it becomes a deadline of NuttX's monotonic clock (the
+ * generic timer's count, which the counter follows), slept to with
+ * clock_nanosleep(TIMER_ABSTIME), which wakes at the first tick at or after
+ * it (a relative nanosleep adds a tick, so that it never ends early), again
+ * until the counter has passed it. */
 int rtb_port_sleep_until_ns(uint64_t deadline_ns)
 {
 	for (uint64_t now = rtb_port_time_ns(); now < deadline_ns; now = rtb_port_time_ns()) {
-		uint64_t left = deadline_ns - now;
-		struct timespec ts = {.tv_sec = (time_t)(left / 1000000000u),
-				      .tv_nsec = (long)(left % 1000000000u)};
-		nanosleep(&ts, NULL);
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t at = (uint64_t)ts.tv_nsec + (deadline_ns - now);
+		ts.tv_sec += (time_t)(at / 1000000000u);
+		ts.tv_nsec = (long)(at % 1000000000u);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 	return RTB_OK;
 }
