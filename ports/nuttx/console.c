@@ -228,8 +228,8 @@ void nx_console_run(void)
 	ready = true;
 	rtb_fw_console_init();
 
-	start_thread(&runner, "cannot create the runner thread", runner_main,
-		     NX_RUNNER_STACK_BYTES, NX_NATIVE(0));
+	start_thread(&runner, "cannot create the runner thread", runner_main, NX_RUNNER_STACK_BYTES,
+		     NX_NATIVE(0));
 	if (ca_counter_state.pmu)
 		start_thread(&idle_spin, "cannot create the idle spinner", idle_spin_main,
 			     NX_SPIN_STACK_BYTES, NX_PRIO_IDLE_SPIN);

@@ -50,9 +50,9 @@
 #include "fw_port.h"
 #include "rtb/core.h"
 
-#define CAPS                                                                                      \
-	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_POLICY_RR |         \
-	 RTB_CAP_MUTEX_INHERIT | CAP_CEILING | RTB_CAP_MQ | RTB_CAP_EVT | RTB_CAP_EVT_EMULATED |  \
+#define CAPS                                                                                     \
+	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_POLICY_RR |        \
+	 RTB_CAP_MUTEX_INHERIT | CAP_CEILING | RTB_CAP_MQ | RTB_CAP_EVT | RTB_CAP_EVT_EMULATED | \
 	 RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE)
 
 #if POSIX_HAS_PRIO_CEILING
@@ -188,8 +188,7 @@ int rtb_port_property(const char *key, char *buf, size_t len)
 		struct sched_param sp;
 		int policy = SCHED_FIFO;
 		pthread_getschedparam(pthread_self(), &policy, &sp);
-		return say(buf, len,
-			   policy == SCHED_RR ? CONFIG_RR_INTERVAL * 1000000ull : 0ull);
+		return say(buf, len, policy == SCHED_RR ? CONFIG_RR_INTERVAL * 1000000ull : 0ull);
 	}
 	if (rtb_strcmp(key, "lacks.suspend_other") == 0) {
 		rtb_fmt(buf, len, "NuttX has no call that suspends another pthread");

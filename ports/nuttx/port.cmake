@@ -87,7 +87,8 @@ file(WRITE ${nx_apps}/rtbench.mk.new
   "RTB_SOURCES := ${nx_sources_text}\n"
   "RTB_INCLUDES := ${nx_includes_text}\n"
   "RTB_DEFINES := -DRTB_BUILD_TYPE=\\\"Release\\\" -DRTB_BUILD_LIBC=\\\"NuttX\\\" "
-  "-DRTB_BUILD_STATIC=1 -DRTB_BUILD_FLAGS=\"\\\"NuttX $(strip $(ARCHOPTIMIZATION))\\\"\"\n")
+  "-DRTB_BUILD_STATIC=1 "
+  "-DRTB_BUILD_FLAGS=\"\\\"$(strip $(ARCHOPTIMIZATION) $(ARCHCPUFLAGS))\\\"\"\n")
 # rewritten only when it changes: every object depends on it
 configure_file(${nx_apps}/rtbench.mk.new ${nx_apps}/rtbench.mk COPYONLY)
 
