@@ -6,7 +6,9 @@
 # the build folder, configures it there with rtbench's defconfig
 # (ports/nuttx/config) and rtbench's application folder (ports/nuttx/apps,
 # copied beside it with rtbench.mk naming the sources), runs make, and copies
-# the ELF and its map to the names every firmware image has.
+# the ELF and its map to the names every firmware image has, with a
+# compile_commands.json naming each object's source for `--trace`
+# (compile_commands.cmake).
 #   cmake -S . -B build/nx -DRTB_PORT=nuttx -DRTB_BOARD=virt-a7 \
 #     -DNUTTX_PATH=<nuttx> \
 #     -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-none-eabi-cortex-a7.cmake
@@ -91,6 +93,8 @@ file(WRITE ${nx_apps}/rtbench.mk.new
   "-DRTB_BUILD_FLAGS=\"\\\"$(strip $(ARCHOPTIMIZATION) $(ARCHCPUFLAGS))\\\"\"\n")
 # rewritten only when it changes: every object depends on it
 configure_file(${nx_apps}/rtbench.mk.new ${nx_apps}/rtbench.mk COPYONLY)
+list(JOIN nx_sources "\n" nx_sources_lines)
+file(WRITE ${nx_apps}/rtbench-sources.txt "${nx_sources_lines}\n")
 
 # The tree, copied once per build folder (without .git); configured again
 # whenever the defconfig changes (configure.sh -E: distclean first).
@@ -119,6 +123,10 @@ add_custom_target(rtbench-nuttx ALL
   COMMAND ${CMAKE_COMMAND} -E copy ${nx_tree}/nuttx ${nx_image}
   COMMAND ${CMAKE_COMMAND} -E copy ${nx_tree}/nuttx.map
     ${CMAKE_BINARY_DIR}/rtbench-nuttx-${RTB_BOARD}.map
+  COMMAND ${CMAKE_COMMAND} -DNX_TREE=${nx_tree} -DNUTTX_PATH=${NUTTX_PATH}
+    -DRTB_ROOT=${PROJECT_SOURCE_DIR} -DRTB_SOURCES_FILE=${nx_apps}/rtbench-sources.txt
+    -DAR=${CMAKE_AR} -DOUT=${CMAKE_BINARY_DIR}/compile_commands.json
+    -P ${nx_port_dir}/compile_commands.cmake
   DEPENDS ${nx_tree}/.config ${nx_apps}/rtbench.mk
   WORKING_DIRECTORY ${nx_tree}
   BYPRODUCTS ${nx_image}
