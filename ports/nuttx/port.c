@@ -31,9 +31,10 @@
  * threads on the way out (irq.c). The counter is the architecture's
  * (ports/arch/cortex-a: CNTVCT, or the PMU's instruction count under QEMU's
  * -icount); time_ns is derived from it, sleeps are clock_nanosleep to the
- * tick at or after the deadline. Not claimed: suspending another thread (NuttX has
- * no pthread suspend), the POSIX IPC channels (not ported yet), cache
- * flush.
+ * tick at or after the deadline. Of the IPC channels, the POSIX message
+ * queue (ipc.c). Not claimed: suspending another thread (NuttX has no
+ * pthread suspend), the signal channels (not ported), System V semaphores
+ * (NuttX has none), cache flush.
  */
 #include "port_nuttx.h"
 
@@ -53,7 +54,8 @@
 #define CAPS                                                                                     \
 	(RTB_CAP_REALTIME | RTB_CAP_MEMORY_LOCKED | RTB_CAP_PINNING | RTB_CAP_POLICY_RR |        \
 	 RTB_CAP_MUTEX_INHERIT | CAP_CEILING | RTB_CAP_MQ | RTB_CAP_EVT | RTB_CAP_EVT_EMULATED | \
-	 RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE)
+	 RTB_CAP_IRQ | RTB_CAP_IRQ_PERIODIC | RTB_CAP_MEM_USAGE | RTB_CAP_THREAD_DELETE_LIVE |   \
+	 RTB_CAP_IPC_POSIX_MQ)
 
 #if POSIX_HAS_PRIO_CEILING
 #define CAP_CEILING RTB_CAP_MUTEX_CEILING
@@ -316,7 +318,8 @@ size_t rtb_fw_os_facts(char *buf, size_t len)
 		     "\"emulated\":{\"evt\":\"a pthread mutex and condition variable\","
 		     "\"mem_pool\":\"malloc/free of one block each\"},"
 		     "\"unsupported\":{\"suspend_other\":\"NuttX has no call that suspends "
-		     "another pthread\",\"ipc\":\"not ported to NuttX yet\","
+		     "another pthread\",\"ipc\":\"the signal channels are not ported; NuttX "
+		     "has no System V semaphores\","
 		     "\"cache_flush\":\"not ported to NuttX yet\"}}");
 	return n < len ? n : len - 1;
 }

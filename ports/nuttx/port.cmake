@@ -72,11 +72,10 @@ endforeach()
 set(nx_common ${PROJECT_SOURCE_DIR}/ports/common)
 set(nx_sources ${RTB_CORE_SOURCES} ${RTB_SCENARIO_SOURCES}
   ${nx_port_dir}/main.c ${nx_port_dir}/port.c ${nx_port_dir}/thread.c
-  ${nx_port_dir}/irq.c ${nx_port_dir}/console.c
+  ${nx_port_dir}/irq.c ${nx_port_dir}/console.c ${nx_port_dir}/ipc.c
   ${PROJECT_SOURCE_DIR}/ports/posix/sync.c
   ${nx_common}/fw_console.c ${nx_common}/fw_port.c ${nx_common}/serial_proto.c
   ${nx_common}/error_text.c ${nx_common}/posix_error.c ${nx_common}/pool_alloc.c
-  ${nx_common}/ipc_none.c
   ${RTB_ARCH_DIR}/fw_time.c)
 # the port's folder first: ports/posix has an rtb_port_inline.h of its own
 set(nx_includes ${PROJECT_SOURCE_DIR}/core/include ${nx_port_dir} ${PROJECT_SOURCE_DIR}/ports
