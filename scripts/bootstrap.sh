@@ -48,6 +48,10 @@ rtb_missing_packages() {
 		[ -f /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] ||
 			missing="$missing picolibc-arm-none-eabi"
 	fi
+	# The NuttX port's image (ports/nuttx): NuttX's configure.sh calls kconfig-tweak.
+	if [ "$want" = dev ] && ! command -v kconfig-tweak >/dev/null 2>&1; then
+		missing="$missing kconfig-frontends-nox"
+	fi
 	# The system tests read this machine through BusyBox alone, as in a minimal guest.
 	if [ "$want" = dev ] && ! command -v busybox >/dev/null 2>&1; then
 		missing="$missing busybox-static"

@@ -7,6 +7,7 @@ file(GLOB RTB_PORT_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.c)
 list(FILTER RTB_PORT_SOURCES EXCLUDE REGEX ".*/main\\.c$")
 add_library(rtb_port_posix STATIC ${RTB_PORT_SOURCES}
   ${CMAKE_CURRENT_LIST_DIR}/../common/error_text.c
+  ${CMAKE_CURRENT_LIST_DIR}/../common/posix_error.c
   ${CMAKE_CURRENT_LIST_DIR}/../common/pool_alloc.c)
 target_include_directories(rtb_port_posix PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../common)
 target_compile_options(rtb_port_posix PRIVATE ${RTB_WARNINGS})

@@ -5,17 +5,22 @@
 
 #define _GNU_SOURCE 1
 
+#ifdef __NuttX__
+#include <nuttx/config.h>
+#endif
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "posix_error.h"
 #include "rtb_port.h"
 
-/* Priority-ceiling mutexes (PTHREAD_PRIO_PROTECT): glibc has them; musl
- * declares pthread_mutexattr_setprioceiling() but does not implement it. */
-#if defined(__GLIBC__)
+/* Priority-ceiling mutexes (PTHREAD_PRIO_PROTECT): glibc has them, and NuttX
+ * built with CONFIG_PRIORITY_PROTECT; musl declares
+ * pthread_mutexattr_setprioceiling() but does not implement it. */
+#if defined(__GLIBC__) || (defined(__NuttX__) && defined(CONFIG_PRIORITY_PROTECT))
 #define POSIX_HAS_PRIO_CEILING 1
 #else
 #define POSIX_HAS_PRIO_CEILING 0
@@ -36,8 +41,6 @@ struct posix_state {
 
 extern struct posix_state posix;
 
-/* errno value -> RTB_E_* */
-int posix_error(int err);
 /* Append a sentence to posix.degraded. */
 void posix_degrade(const char *sentence);
 /* Native priority of a relative one; -1 if out of range. */

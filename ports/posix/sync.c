@@ -43,6 +43,11 @@ int rtb_port_sem_create(struct rtb_sem **out, uint32_t initial)
 		free(s);
 		return posix_error(err);
 	}
+#ifdef SEM_PRIO_NONE
+	/* NuttX with priority inheritance: a semaphore that signals, rather than
+	 * guards a resource, has no holder to boost (NuttX's documented rule) */
+	sem_setprotocol(&s->sem, SEM_PRIO_NONE);
+#endif
 	*out = s;
 	return RTB_OK;
 }
@@ -194,7 +199,11 @@ const char *rtb_port_mutex_mechanism(enum rtb_mutex_protocol protocol)
 {
 	switch (protocol) {
 	case RTB_MUTEX_INHERIT:
+#ifdef __NuttX__
+		return "pthread mutex, PTHREAD_PRIO_INHERIT (NuttX semaphore holders)";
+#else
 		return "pthread mutex, PTHREAD_PRIO_INHERIT (kernel PI futex)";
+#endif
 	case RTB_MUTEX_CEILING:
 		return "pthread mutex, PTHREAD_PRIO_PROTECT";
 	default:

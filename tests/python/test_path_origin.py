@@ -166,6 +166,46 @@ def test_each_function_is_placed_by_its_source_file() -> None:
     assert of("vendor_blob")[0] == "unattributed"  # a library the build did not make
 
 
+def test_a_library_member_the_compile_commands_name_is_placed_by_its_source() -> None:
+    """An image built by the RTOS's own make (NuttX): its compile commands name
+    each library member as the map does, `<library>(<member>)`, and that wins
+    over the C runtime rule, since the RTOS's own libc.a is the kernel's."""
+    nuttx = Path("/deps/nuttx")
+    staging = "/build/nuttx/staging"
+    text = (
+        "Linker script and memory map\n\n"
+        f" .text.sem_wait 0x00000100 0x20 {staging}/libc.a(sem_wait.o)\n"
+        f" .text.nxsem_wait 0x00000120 0x20 {staging}/libsched.a(sem_wait.o)\n"
+        f" .text.rtb_port_sem_wait 0x00000140 0x20 {staging}/libapps.a(ports_posix_sync.o)\n"
+    )
+    nm = (
+        "00000100 00000020 T sem_wait\n"
+        "00000120 00000020 T nxsem_wait\n"
+        "00000140 00000020 T rtb_port_sem_wait\n"
+    )
+    commands = [
+        {"directory": "/build/nuttx", "file": str(source), "output": f"{staging}/{member}"}
+        for source, member in (
+            (nuttx / "libs/libc/semaphore/sem_wait.c", "libc.a(sem_wait.o)"),
+            (nuttx / "sched/semaphore/sem_wait.c", "libsched.a(sem_wait.o)"),
+            (PROJECT / "ports/posix/sync.c", "libapps.a(ports_posix_sync.o)"),
+        )
+    ]
+    symbols = Symbols.parse(nm, None, "vectors")
+    roots = origin.Roots(PROJECT, nuttx, "nuttx")
+    objects = origin.parse_compile_commands(commands)
+    found = origin.Origins.build(symbols, origin.parse_map(text), objects, roots)
+
+    def share(name: str) -> str | None:
+        o = found.of_name(name)
+        return o.share if o is not None else None
+
+    assert [share(n) for n in ("sem_wait", "nxsem_wait")] == ["kernel", "kernel"]
+    # the POSIX port's file the NuttX port builds: the port's wrapper
+    wrapper = found.of_name("rtb_port_sem_wait")
+    assert wrapper is not None and (wrapper.share, wrapper.wrapper) == ("port", True)
+
+
 def test_without_the_rtos_sources_nothing_is_the_kernels() -> None:
     symbols = Symbols.parse(NM, None, "vectors")
     roots = origin.Roots(PROJECT, None, "freertos")

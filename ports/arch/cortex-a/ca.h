@@ -47,6 +47,41 @@ static inline int ca_in_isr(void)
 	       (mode != CA_MODE_SYS && mode != CA_MODE_USR && mode != CA_MODE_SVC);
 }
 
+/* The generic timer's virtual timer: its count (CNTVCT), compare value
+ * (CNTV_CVAL) and control (CNTV_CTL: enable, ISTATUS). virt-a7 ticks the RTOS
+ * with it; a port whose OS keeps the tick on the physical timer (NuttX's
+ * qemu-armv7a) takes it as its interrupt source instead. */
+#define CA_TIMER_CTL_ENABLE 1u
+#define CA_TIMER_CTL_ISTATUS 4u
+
+static inline uint64_t ca_cntvct(void)
+{
+	uint32_t low, high;
+
+	__asm volatile("isb\n\tmrrc p15, 1, %0, %1, c14" : "=r"(low), "=r"(high)::"memory");
+	return ((uint64_t)high << 32) | low;
+}
+
+static inline void ca_cntv_cval_set(uint64_t v)
+{
+	__asm volatile("mcrr p15, 3, %0, %1, c14\n\tisb" ::"r"((uint32_t)v),
+		       "r"((uint32_t)(v >> 32))
+		       : "memory");
+}
+
+static inline void ca_cntv_ctl_set(uint32_t v)
+{
+	__asm volatile("mcr p15, 0, %0, c14, c3, 1\n\tisb" ::"r"(v) : "memory");
+}
+
+static inline uint32_t ca_cntv_ctl(void)
+{
+	uint32_t v;
+
+	__asm volatile("mrc p15, 0, %0, c14, c3, 1" : "=r"(v));
+	return v;
+}
+
 /* The 64-bit counter (fw_time.c chooses it at start, ca_counter_start):
  * pmu 0, CNTVCT, read as it is; pmu 1, the PMU's event counter 0 on
  * instructions retired (PMSELR left at 0), extended by counting its wraps

@@ -120,8 +120,12 @@ def _firmware(rtos: Rtos) -> Kind:
         + " or ".join(BOARDS[b].summary for b in rtos.boards)
         + " (exact by default: -icount shift=5; icount=off for the host's wall clock)",
         needs=f"{rtos.source_what} in {rtos.source_env} ({rtos.source_url}, tag "
-        f"{rtos.tested_release}), gcc-arm-none-eabi, picolibc-arm-none-eabi, cmake and "
-        "qemu-system-arm",
+        f"{rtos.tested_release}), "
+        + ", ".join(
+            ["gcc-arm-none-eabi", "picolibc-arm-none-eabi", "cmake"]
+            + [package for _, package in rtos.tools]
+        )
+        + " and qemu-system-arm",
         ready=ready,
         make=make,
     )

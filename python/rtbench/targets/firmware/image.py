@@ -87,7 +87,7 @@ def missing(root: Path, rtos: Rtos, emulator: str | None) -> str | None:
         if problem is None and not (root / "ports" / rtos.name).is_dir():
             problem = f"this rtbench ({root}) has no {rtos.display} port (ports/{rtos.name})"
         if problem is None:
-            packages = [pkg for tool, pkg in _TOOLS if shutil.which(tool) is None]
+            packages = [pkg for tool, pkg in (*_TOOLS, *rtos.tools) if shutil.which(tool) is None]
             if not packages and _picolibc_missing():
                 packages.append("picolibc-arm-none-eabi")
             if packages:

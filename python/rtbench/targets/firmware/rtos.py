@@ -75,6 +75,8 @@ class Rtos:
     critical_sections_on: Mapping[str, CriticalSections | None] = field(default_factory=dict)
     # the boards (targets.firmware.boards) its port runs on
     boards: tuple[str, ...] = ("mps2-an385",)
+    # programs its build needs beyond the compiler and CMake: (program, Debian package)
+    tools: tuple[tuple[str, str], ...] = ()
 
     def built_dirs(self, arch: str | None) -> tuple[str, ...]:
         """The folders an image for `arch` reads: every core's, then the
@@ -127,6 +129,7 @@ def from_manifest(
         cmake_config_var=config["cmake_var"],
         config_env=config["env"],
         image_env=data["image_env"],
+        tools=tuple((tool["program"], tool["debian"]) for tool in data.get("tools", ())),
         options=tuple(
             RtosOption(
                 name=o["name"],

@@ -134,6 +134,43 @@ THREADX = from_manifest(
 )
 
 
-RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS, UCOS3, THREADX)}
+def _nuttx_release(path: Path) -> Release:
+    """A NuttX release's VERSION file ("nuttx-13.0.0 <commit>"), else git."""
+    return version_file(path) or git_release(path) or Release(None, None, "VERSION")
 
-__all__ = ["FREERTOS", "RTOSES", "THREADX", "UCOS3", "Rtos", "RtosOption"]
+
+NUTTX = from_manifest(
+    "nuttx",
+    read_release=_nuttx_release,
+    # NuttX 13.0.0 on ARMv7-A: enter_critical_section() is up_irq_save() in a
+    # build of one CPU, an inline `mrs`/`cpsid i` in every kernel function, as
+    # are the interrupt entry's and the scheduler's own masks: each `cpsid i`
+    # executed in a NuttX function is one critical section begun
+    critical_sections=CriticalSections(
+        enter=(),
+        exit=(),
+        masking=(
+            "nx",
+            "up_",
+            "arm_",
+            "sem_",
+            "pthread_",
+            "mq_",
+            "sched_",
+            "wd_",
+            "clock_",
+            "irq_",
+            "mm_",
+            "task_",
+            "uart_",
+            "pl011_",
+            "enter_critical_section",
+            "leave_critical_section",
+        ),
+    ),
+)
+
+
+RTOSES: dict[str, Rtos] = {r.name: r for r in (FREERTOS, UCOS3, THREADX, NUTTX)}
+
+__all__ = ["FREERTOS", "NUTTX", "RTOSES", "THREADX", "UCOS3", "Rtos", "RtosOption"]

@@ -15,7 +15,9 @@ instruction, to a source file, and the file's place says whose code it is:
   e.g. FREERTOS_KERNEL_PATH), the RTOS's own architecture port included;
 - **port**: rtbench's port of that RTOS and what every port shares on a board
   (`ports/<rtos>/`, `ports/arch/`, `ports/boards/`, `ports/common/`); the
-  functions of `ports/<rtos>/` are the port's *wrappers*;
+  functions of `ports/<rtos>/` are the port's *wrappers*, and so are those of
+  another port's file the image builds as its own (the NuttX port compiles
+  the POSIX port's `ports/posix/sync.c`);
 - **measurement**: rtbench's core and scenarios (`core/`);
 - the **C runtime** (the toolchain's `libc.a`, picolibc here, `libm.a`, and
   the compiler's `libgcc.a`) is nobody's by itself: `split` counts its
@@ -50,7 +52,8 @@ SHARED_PORT_DIRS = ("arch", "boards", "common")  # under ports/: what every port
 COMPILE_COMMANDS = "compile_commands.json"
 RULES = {
     KERNEL: "source under the RTOS's sources (its own architecture port included)",
-    PORT: "source under ports/<rtos>/, ports/arch/, ports/boards/ or ports/common/",
+    PORT: "source under ports/<rtos>/ (or another port's folder whose file the image builds), "
+    "ports/arch/, ports/boards/ or ports/common/",
     MEASUREMENT: "source under core/ (rtbench's core and scenarios)",
     "libc": "the toolchain's libc.a, libm.a and libgcc.a: counted in the share of their caller",
     UNATTRIBUTED: "an object the linker map does not name or a source no rule places",
@@ -170,10 +173,12 @@ def classify(source: Path, roots: Roots) -> Origin:
         parts = rel.parts
         if parts[:1] == ("core",):
             best = (len(project.parts), Origin(MEASUREMENT, rel.as_posix()))
-        elif len(parts) > 2 and parts[0] == "ports" and parts[1] == roots.rtos:
-            best = (len(project.parts), Origin(PORT, rel.as_posix(), wrapper=True))
         elif len(parts) > 2 and parts[0] == "ports" and parts[1] in SHARED_PORT_DIRS:
             best = (len(project.parts), Origin(PORT, rel.as_posix()))
+        elif len(parts) > 2 and parts[0] == "ports":
+            # ports/<rtos>/, or another port's file the image builds as its own
+            # (the NuttX port compiles the POSIX port's sync.c): the wrappers
+            best = (len(project.parts), Origin(PORT, rel.as_posix(), wrapper=True))
         else:
             best = (len(project.parts), Origin(UNATTRIBUTED, rel.as_posix()))
     return best[1] if best is not None else Origin(UNATTRIBUTED, str(path))
@@ -260,10 +265,15 @@ def _origin_of(
     members: Mapping[tuple[str, str], list[Path]],
     roots: Roots,
 ) -> Origin | None:
+    # an object the compile commands name as the map does: a file, or a
+    # library member written `<library>(<member>)` (the NuttX image's, whose
+    # build is NuttX's make)
+    source = objects.get(os.path.normpath(obj))
+    if source is not None:
+        return classify(source, roots)
     m = _MEMBER.match(obj)
     if m is None:
-        source = objects.get(os.path.normpath(obj))
-        return classify(source, roots) if source is not None else Origin(UNATTRIBUTED, obj)
+        return Origin(UNATTRIBUTED, obj)
     archive, member = Path(m.group(1)), m.group(2)
     if archive.name in RUNTIME_LIBRARIES and archive.is_absolute():
         return Origin(RUNTIME, f"{archive.name}({member})")
