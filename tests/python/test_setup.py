@@ -87,10 +87,11 @@ CROSS_TOOLS = (
     "qemu-aarch64-static",
 )
 QEMU_TOOLS = ("qemu-system-x86_64", "qemu-system-aarch64", "gpgv")
-# what the SSH target's tests (ip), the background load's (stress-ng, hackbench) and the
-# RFC 2217 serial tests (ser2net) need
+# what the SSH target's tests (ip), the background load's (stress-ng, hackbench), the
+# RFC 2217 serial tests (ser2net) and the NuttX image's build (kconfig-tweak) need
 OTHER_DEV_TOOLS = (
     "ip", "stress-ng", "hackbench", "babeltrace2", "arm-none-eabi-gcc", "ser2net",
+    "kconfig-tweak",
 )  # fmt: skip
 # the build tools, the dev set's clang and busybox, and what the bootstrap runs itself
 BASE_TOOLS = (
@@ -233,6 +234,19 @@ def test_bootstrap_wants_ser2net_for_the_tests_only(tmp_path: Path) -> None:
     named = _missing_packages(bin_dir, "dev", "x86_64")
     assert named == ("" if Path("/usr/sbin/ser2net").exists() else "ser2net")
     _provide(bin_dir, "ser2net")
+    assert _missing_packages(bin_dir, "dev", "x86_64") == ""
+
+
+def test_bootstrap_wants_kconfig_tools_for_the_tests_only(tmp_path: Path) -> None:
+    """The dev set names kconfig-frontends-nox (NuttX's configure runs
+    kconfig-tweak) when kconfig-tweak is not on PATH; the runtime set never does."""
+    others = [t for t in OTHER_DEV_TOOLS if t != "kconfig-tweak"]
+    bin_dir = _path_with(
+        tmp_path, *BASE_TOOLS, *others, "chromium", "chromedriver", *CROSS_TOOLS, *QEMU_TOOLS
+    )
+    assert _missing_packages(bin_dir, "runtime", "x86_64") == ""
+    assert _missing_packages(bin_dir, "dev", "x86_64") == "kconfig-frontends-nox"
+    _provide(bin_dir, "kconfig-tweak")
     assert _missing_packages(bin_dir, "dev", "x86_64") == ""
 
 
