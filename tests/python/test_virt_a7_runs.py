@@ -4,7 +4,7 @@ images go through it: an image whose QEMU dies mid-scenario loses that scenario
 alone and a fresh boot runs the rest, and two deterministic virt-a7 boards are
 measured at the same time (`--parallel`) and compared.
 
-Real images (FreeRTOS and ThreadX on ports/boards/virt-a7); each test is skipped
+Real images (FreeRTOS, ThreadX and NuttX on ports/boards/virt-a7); each test is skipped
 with `rtbench targets`'s sentence when the sources, toolchain or QEMU are missing.
 """
 
@@ -19,7 +19,8 @@ from conftest import RunCli
 from kill_hook import run_killing
 from rtbench.model.results import RESULTS_FILE
 from rtbench.targets.firmware import target as fw_target
-from rtbench.targets.firmware.rtoses import FREERTOS, THREADX
+from rtbench.targets.firmware.rtos import Rtos
+from rtbench.targets.firmware.rtoses import FREERTOS, NUTTX, THREADX
 
 
 def _ready(*rtoses: object) -> None:
@@ -29,11 +30,12 @@ def _ready(*rtoses: object) -> None:
             pytest.skip(why_not)
 
 
+@pytest.mark.parametrize("rtos", [FREERTOS, NUTTX], ids=lambda r: r.name)
 def test_a_killed_board_loses_one_scenario_and_a_fresh_boot_runs_the_rest(
-    tmp_path: Path,
+    rtos: Rtos, tmp_path: Path
 ) -> None:
-    _ready(FREERTOS)
-    target = fw_target.FirmwareTarget("qemu:freertos-virt-a7")
+    _ready(rtos)
+    target = fw_target.FirmwareTarget(f"qemu:{rtos.name}-virt-a7")
     said: list[str] = []
     # tm.basic measures for whole periods of emulated time: long enough to be
     # killed inside, whatever this machine's speed
@@ -55,9 +57,9 @@ def test_a_killed_board_loses_one_scenario_and_a_fresh_boot_runs_the_rest(
 def test_two_virt_a7_boards_are_measured_at_once_and_compared(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
-    _ready(FREERTOS, THREADX)
+    _ready(NUTTX, THREADX)
     out = tmp_path / "both"
-    specs = {"qemu:freertos-virt-a7": "FreeRTOS", "qemu:threadx-virt-a7": "ThreadX"}
+    specs = {"qemu:nuttx-virt-a7": "NuttX", "qemu:threadx-virt-a7": "ThreadX"}
     done = run_cli(
         "run", *(a for s in specs for a in ("--target", s)), "--deterministic",
         "--parallel", "2", "--only", "cal.timestamp", "sem.wait.available",
