@@ -96,6 +96,16 @@ static const struct rtb_port_setting os_settings[] = {
 	{"asserts", NX_ASSERTS, "CONFIG_DEBUG_ASSERTIONS"},
 };
 
+/* "checked" when the build keeps NuttX's own run-time checks (assertions,
+ * debug features, stack checking), "production" otherwise, as the other
+ * RTOS ports name theirs: read from the build, never assumed */
+#if defined(CONFIG_DEBUG_ASSERTIONS) || defined(CONFIG_DEBUG_FEATURES) || \
+	defined(CONFIG_STACK_COLORATION) || defined(CONFIG_STACK_CANARIES)
+#define NX_CONFIG_NAME "checked"
+#else
+#define NX_CONFIG_NAME "production"
+#endif
+
 static struct rtb_port_info info = {
 	.port = "nuttx",
 	.os = "NuttX",
@@ -115,7 +125,7 @@ static struct rtb_port_info info = {
 	.degraded = "",
 	.caps = CAPS,
 	.prio_max = NX_PRIO_MAX - NX_PRIO_BASE,
-	.os_config = "production",
+	.os_config = NX_CONFIG_NAME,
 	.os_settings = os_settings,
 	.os_nsettings = RTB_ARRAY_SIZE(os_settings),
 };
