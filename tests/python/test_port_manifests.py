@@ -96,3 +96,12 @@ def test_ci_finds_each_rtos_from_its_manifest(tmp_path: Path) -> None:
             check=False,
         )  # fmt: skip
         assert "THREADX_PATH=" not in again.stdout
+
+
+def test_a_kernel_built_as_several_archives_names_them_in_its_manifest() -> None:
+    """NuttX's make builds its kernel as several archives, each counted as kernel
+    code; a kernel port.cmake builds as one library is lib<name>_kernel.a."""
+    assert RTOSES["freertos"].kernel_libraries == ("libfreertos_kernel.a",)
+    if "nuttx" in RTOSES:
+        libraries = RTOSES["nuttx"].kernel_libraries
+        assert "libsched.a" in libraries and "libc.a" not in libraries

@@ -89,7 +89,7 @@ def describe(rtos: Rtos, elf: Path, release: str | None) -> dict[str, Any]:
     """The flashed image's record for target_info: path, sha256, built_at, code_size,
     sources (or None) and notes (what could not be said, one phrase each)."""
     sources, notes = _sources(rtos, elf, release)
-    code_size = size.measure(elf, f"lib{rtos.name}_kernel.a")
+    code_size = size.measure(elf, rtos.kernel_libraries)
     if code_size.get("note"):
         notes.append(str(code_size["note"]))
     built = datetime.datetime.fromtimestamp(elf.stat().st_mtime, datetime.UTC)

@@ -77,6 +77,8 @@ class Rtos:
     boards: tuple[str, ...] = ("mps2-an385",)
     # programs its build needs beyond the compiler and CMake: (program, Debian package)
     tools: tuple[tuple[str, str], ...] = ()
+    # the archives its kernel is built as, when not the one lib<name>_kernel.a
+    kernel_archives: tuple[str, ...] = ()
 
     def built_dirs(self, arch: str | None) -> tuple[str, ...]:
         """The folders an image for `arch` reads: every core's, then the
@@ -91,6 +93,13 @@ class Rtos:
     def critical_sections_for(self, board: str) -> CriticalSections | None:
         """The critical-section table of its kernel port on `board`."""
         return self.critical_sections_on.get(board, self.critical_sections)
+
+    @property
+    def kernel_libraries(self) -> tuple[str, ...]:
+        """The archives the image's kernel code comes from, by file name: the
+        manifest's `kernel_libraries`, else the one port.cmake builds,
+        lib<name>_kernel.a."""
+        return self.kernel_archives or (f"lib{self.name}_kernel.a",)
 
     def image_name(self, board: str) -> str:
         return f"rtbench-{self.name}-{board}.elf"
@@ -130,6 +139,7 @@ def from_manifest(
         config_env=config["env"],
         image_env=data["image_env"],
         tools=tuple((tool["program"], tool["debian"]) for tool in data.get("tools", ())),
+        kernel_archives=tuple(data.get("kernel_libraries", ())),
         options=tuple(
             RtosOption(
                 name=o["name"],

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,8 +88,11 @@ def functions(elf: Path) -> list[tuple[int, int, str]]:
     return found
 
 
-def measure(elf: Path, kernel_library: str) -> dict[str, Any]:
-    """The image's sections and the kernel's code, function by function."""
+def measure(elf: Path, kernel_library: str | Sequence[str]) -> dict[str, Any]:
+    """The image's sections and the kernel's code, function by function: the
+    code of the kernel's library, or of each of its libraries (a kernel built
+    as several archives, as NuttX's is)."""
+    libraries = (kernel_library,) if isinstance(kernel_library, str) else tuple(kernel_library)
     result: dict[str, Any] = {"image": sections(elf), "kernel_text": None, "kernel_functions": {}}
     map_file = elf.with_suffix(".map")
     if result["image"] is None:
@@ -99,9 +103,9 @@ def measure(elf: Path, kernel_library: str) -> dict[str, Any]:
     except OSError:
         result["note"] = f"no linker map beside the image ({map_file.name})"
         return result
-    ranges = library_ranges(map_text, kernel_library)
+    ranges = [r for library in libraries for r in library_ranges(map_text, library)]
     if not ranges:
-        result["note"] = f"the linker map names no code from {kernel_library}"
+        result["note"] = f"the linker map names no code from {', '.join(libraries)}"
         return result
     result["kernel_text"] = sum(end - start for start, end, _ in ranges)
     kernel: dict[str, int] = {}

@@ -289,7 +289,7 @@ class FirmwareTarget(QemuBase):
         self.image = firmware_image.ensure_image(
             ROOT, self.rtos, self.board.name, say, self.options, self.settings
         )
-        self.code_size = size.measure(self.image.path, f"lib{self.rtos.name}_kernel.a")
+        self.code_size = size.measure(self.image.path, self.rtos.kernel_libraries)
         self.launch = BoardLaunch(
             emulator, self.board, self.image.path, self.icount, monitor=self._exec_log
         )
